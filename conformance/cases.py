@@ -1,0 +1,236 @@
+"""Case files: loading, validating and modelling one conformance case."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from conformance import schemas, yamlfile
+from conformance.cardtable import CardEntry
+from conformance.errors import CaseError
+from conformance.spec import Level, Spec
+
+Role = Literal["writer", "reader"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WriterExpectation:
+    """The expected instance of every observation (by label) and each label's card-table entry."""
+
+    labels: tuple[str | None, ...]
+    rule_hints: tuple[str | None, ...]
+    instances: Mapping[str, CardEntry]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderExpectation:
+    """Either a rejection, or the card table the text holds."""
+
+    reject: bool
+    card_table: tuple[CardEntry, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Case:
+    """One conformance case: metadata tying it to the spec, the request, and the expectation."""
+
+    id: str
+    description: str
+    role: Role
+    level: Level
+    rules: tuple[str, ...]
+    cr: tuple[str, ...]
+    tags: tuple[str, ...]
+    path: Path
+    request: Mapping[str, Any] = field(repr=False)
+    expectation: WriterExpectation | ReaderExpectation = field(repr=False)
+
+    def request_bytes(self) -> bytes:
+        """The request as sent to an implementation: UTF-8 JSON, never holding the expectation."""
+        return json.dumps(self.request, ensure_ascii=False, separators=(",", ":")).encode()
+
+    @property
+    def observations(self) -> Sequence[Mapping[str, Any]]:
+        """The writer request's observations (empty for reader cases)."""
+        return self.request.get("observations", ())  # type: ignore[no-any-return]
+
+
+def load_case(path: Path, spec: Spec) -> Case:
+    """Load and check one case file; raise CaseError naming the file and line of the problem."""
+    data = yamlfile.load(path)
+    _check_schema(path, "case", data, prefix=())
+    input_ = data["input"]
+    role: Role = data["role"]
+    if role == "writer":
+        observations = [
+            {k: v for k, v in obs.items() if k not in ("expect", "rule")}
+            for obs in input_["observations"]
+        ]
+        request = {"role": role, **input_, "observations": observations}
+    else:
+        request = {"role": role, **input_}
+    _check_schema(path, f"{role}-input", request, prefix=("input",), strip_role=True)
+    _check_rules(path, data, spec)
+    if role == "writer":
+        expectation: WriterExpectation | ReaderExpectation = _writer_expectation(path, data)
+    else:
+        expectation = _reader_expectation(data)
+    return Case(
+        id=data["id"],
+        description=data["description"],
+        role=role,
+        level=Level[data["level"]],
+        rules=tuple(data["rules"]),
+        cr=tuple(data["cr"]),
+        tags=tuple(data.get("tags", ())),
+        path=path,
+        request=request,
+        expectation=expectation,
+    )
+
+
+def _check_schema(
+    path: Path, name: str, document: Any, *, prefix: tuple[str, ...], strip_role: bool = False
+) -> None:
+    problem = schemas.first_problem(name, document)
+    if problem is None:
+        return
+    location = problem.location
+    if strip_role and location[:1] == ("role",):
+        location = ()
+    full = prefix + tuple(location)
+    where = schemas.SchemaProblem(location=full, message=problem.message).where()
+    raise CaseError(
+        path,
+        f"{where}: {problem.message}",
+        line=yamlfile.line_of(path, full),
+        hint=f"see schema/{name}.schema.json",
+    )
+
+
+def _check_rules(path: Path, data: Mapping[str, Any], spec: Spec) -> None:
+    for index, rule_id in enumerate(data["rules"]):
+        if rule_id not in spec.rules:
+            raise CaseError(
+                path,
+                f"rules: {rule_id} is not a rule of spec {spec.version}",
+                line=yamlfile.line_of(path, ("rules", index)),
+                hint="cite rule IDs listed in spec/rules.yaml",
+            )
+    levels = {spec.rule(rule_id).level.name for rule_id in data["rules"]}
+    if data["level"] not in levels:
+        raise CaseError(
+            path,
+            f"level: {data['level']} is not the level of any cited rule ({', '.join(sorted(levels))})",
+            line=yamlfile.line_of(path, ("level",)),
+        )
+
+
+def _writer_expectation(path: Path, data: Mapping[str, Any]) -> WriterExpectation:
+    instances_raw: Mapping[str, Any] = data["expect"]["instances"]
+    labels: list[str | None] = []
+    hints: list[str | None] = []
+    for index, obs in enumerate(data["input"]["observations"]):
+        where = ("input", "observations", index)
+        label = obs.get("expect")
+        if ("object" in obs) != (label is not None):
+            what = "has an object but no expect label" if label is None else (
+                "has an expect label but no object"
+            )
+            raise CaseError(path, f"observation {index} {what}", line=yamlfile.line_of(path, where))
+        if label is not None and label not in instances_raw:
+            raise CaseError(
+                path,
+                f"observation {index}: label {label!r} is not in expect.instances",
+                line=yamlfile.line_of(path, (*where, "expect")),
+            )
+        hint = obs.get("rule")
+        if hint is not None and hint not in data["rules"]:
+            raise CaseError(
+                path,
+                f"observation {index}: rule {hint} is not among the case's rules",
+                line=yamlfile.line_of(path, (*where, "rule")),
+            )
+        labels.append(label)
+        hints.append(hint)
+    instances = {}
+    for label, raw in instances_raw.items():
+        where = ("expect", "instances", label)
+        if label not in labels:
+            raise CaseError(
+                path,
+                f"expect.instances.{label} is assigned to no observation",
+                line=yamlfile.line_of(path, where),
+            )
+        entry = CardEntry.from_dict(raw, id=label)
+        if entry.name is not None and entry.revealed_at is None:
+            raise CaseError(
+                path,
+                f"expect.instances.{label}: a named instance needs revealed_at",
+                line=yamlfile.line_of(path, where),
+            )
+        if entry.revealed_at is not None and (
+            entry.revealed_at >= len(labels) or labels[entry.revealed_at] != label
+        ):
+            raise CaseError(
+                path,
+                f"expect.instances.{label}: revealed_at {entry.revealed_at} is not an observation "
+                f"of {label!r}",
+                line=yamlfile.line_of(path, (*where, "revealed_at")),
+            )
+        instances[label] = entry
+    return WriterExpectation(labels=tuple(labels), rule_hints=tuple(hints), instances=instances)
+
+
+def _reader_expectation(data: Mapping[str, Any]) -> ReaderExpectation:
+    expect = data["expect"]
+    if expect.get("reject"):
+        return ReaderExpectation(reject=True)
+    return ReaderExpectation(
+        reject=False, card_table=tuple(CardEntry.from_dict(raw) for raw in expect["card_table"])
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Corpus:
+    """Every case that loaded, in the documented order (by case ID), and every case bug found."""
+
+    cases: tuple[Case, ...]
+    bugs: tuple[CaseError, ...]
+
+
+def case_files(root: Path) -> list[Path]:
+    """The case files under `root` (a directory, or a single file), in path order."""
+    if root.is_file():
+        return [root]
+    return sorted(root.rglob("*.yaml"))
+
+
+def load_corpus(paths: Iterable[Path], spec: Spec) -> Corpus:
+    """Load every case; broken ones become CaseErrors, duplicate IDs are bugs too."""
+    loaded: list[Case] = []
+    bugs: list[CaseError] = []
+    seen: dict[str, Path] = {}
+    for path in paths:
+        try:
+            case = load_case(path, spec)
+        except CaseError as exc:
+            bugs.append(exc)
+            continue
+        if case.id in seen:
+            bugs.append(
+                CaseError(path, f"case ID {case.id!r} is already used by {seen[case.id]}", line=1)
+            )
+            continue
+        if path.stem != case.id:
+            bugs.append(
+                CaseError(path, f"file name must be the case ID: {case.id}.yaml", line=1)
+            )
+            continue
+        seen[case.id] = path
+        loaded.append(case)
+    loaded.sort(key=lambda case: case.id)
+    return Corpus(cases=tuple(loaded), bugs=tuple(bugs))

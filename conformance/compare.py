@@ -1,0 +1,285 @@
+"""Comparing an implementation's answer with a case's expectation, up to renaming of instance IDs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from conformance.cardtable import CardEntry, normalize_name, normalize_printing
+from conformance.cases import Case, ReaderExpectation, WriterExpectation
+
+#: Families whose rules speak about identity; an ID divergence cites the case's first such rule.
+_IDENTITY_FAMILIES = ("ID", "LIB", "HID", "TOK", "SRC", "VIS", "NAME")
+#: Observations shown before and after the one where assignments diverge.
+_WINDOW = 2
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Difference:
+    """One way an answer differs from the expectation, with the rule it breaks."""
+
+    rule: str
+    message: str
+    observation: int | None = None
+    context: tuple[str, ...] = ()
+
+
+def describe(observation: Mapping[str, Any]) -> str:
+    """A one-line rendering of an observation, for failure messages."""
+    kind = observation["type"]
+    handle = observation.get("object")
+    parts = [kind]
+    if handle is not None:
+        parts.append(f"object {handle}")
+        if "new_object" in observation:
+            parts.append(f"-> {observation['new_object']}")
+    if kind == "move":
+        where = observation["from"]
+        if "from_position" in observation:
+            where += f" ({observation['from_position']})"
+        to = observation["to"]
+        if "position" in observation:
+            to += f" ({observation['position']})"
+        parts.append(f"{where} -> {to}")
+    for key in ("zone", "player", "game", "end", "count"):
+        if key in observation:
+            parts.append(f"{key}={observation[key]}")
+    if observation.get("face_down"):
+        parts.append("face down")
+    card = observation.get("card")
+    if card:
+        parts.append("card " + ", ".join(f"{k}={v}" for k, v in card.items()))
+    return " ".join(str(part) for part in parts)
+
+
+def compare_writer(case: Case, result: Mapping[str, Any]) -> list[Difference]:
+    """Compare a schema-valid writer result with the case's expectation."""
+    expectation = case.expectation
+    assert isinstance(expectation, WriterExpectation)
+    observations = case.observations
+    assignments: Sequence[str | None] = result["assignments"]
+    if len(assignments) != len(observations):
+        return [
+            Difference(
+                rule="ID-1",
+                message=f"{len(assignments)} assignments for {len(observations)} observations",
+            )
+        ]
+    shape = _check_shape(expectation, assignments, result["card_table"], observations)
+    if shape:
+        return shape
+    divergence = _match_ids(case, expectation, assignments)
+    if isinstance(divergence, Difference):
+        return [divergence]
+    entries = {entry["id"]: CardEntry.from_dict(entry) for entry in result["card_table"]}
+    differences = []
+    for label, expected in expectation.instances.items():
+        actual = entries[divergence[label]]
+        differences.extend(_compare_entry(case, label, expected, actual, with_reveal=True))
+    return differences
+
+
+def _check_shape(
+    expectation: WriterExpectation,
+    assignments: Sequence[str | None],
+    card_table: Sequence[Mapping[str, Any]],
+    observations: Sequence[Mapping[str, Any]],
+) -> list[Difference]:
+    differences = []
+    for index, (label, actual) in enumerate(zip(expectation.labels, assignments, strict=True)):
+        if (label is None) != (actual is None):
+            what = (
+                f"assigned ID {actual!r} to an observation with no object"
+                if label is None
+                else "assigned no ID to an observation that refers to a card object"
+            )
+            differences.append(
+                Difference(
+                    rule="ID-1",
+                    message=f"observation #{index}: {what}",
+                    observation=index,
+                    context=_window(observations, index),
+                )
+            )
+    ids = [entry["id"] for entry in card_table]
+    used = {actual for actual in assignments if actual is not None}
+    for entry_id in sorted({i for i in ids if ids.count(i) > 1}):
+        differences.append(Difference(rule="ID-2", message=f"card table lists ID {entry_id!r} twice"))
+    for entry_id in sorted(used - set(ids)):
+        differences.append(
+            Difference(rule="ID-2", message=f"ID {entry_id!r} is assigned but has no card-table entry")
+        )
+    for entry_id in sorted(set(ids) - used):
+        differences.append(
+            Difference(rule="ID-2", message=f"card-table entry {entry_id!r} is assigned to no observation")
+        )
+    return differences
+
+
+def _match_ids(
+    case: Case, expectation: WriterExpectation, assignments: Sequence[str | None]
+) -> dict[str, str] | Difference:
+    """Find the one consistent renaming from expected labels to actual IDs, or the first break."""
+    labels = expectation.labels
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for index, label in enumerate(labels):
+        if label is not None:
+            first.setdefault(label, index)
+            last[label] = index
+    to_actual: dict[str, str] = {}
+    to_label: dict[str, str] = {}
+    for index, (label, actual) in enumerate(zip(labels, assignments, strict=True)):
+        if label is None or actual is None:
+            continue
+        known = to_actual.get(label)
+        if known is not None and known != actual:
+            return _divergence(
+                case,
+                index,
+                f"split: expected instance {label!r} (ID {known!r} so far) was given a new ID "
+                f"{actual!r}; it should have been kept",
+            )
+        owner = to_label.get(actual)
+        if owner is not None and owner != label:
+            if last[owner] < index and first[label] == index:
+                what = (
+                    f"reused: ID {actual!r} of expected instance {owner!r} (last seen at "
+                    f"observation #{last[owner]}) was used again for a new instance {label!r}; "
+                    "that ID should have ended"
+                )
+            else:
+                what = (
+                    f"merged: expected instances {owner!r} and {label!r} are two instances, "
+                    f"but both were given ID {actual!r}"
+                )
+            return _divergence(case, index, what)
+        to_actual[label] = actual
+        to_label[actual] = label
+    return to_actual
+
+
+def _divergence(case: Case, index: int, what: str) -> Difference:
+    expectation = case.expectation
+    assert isinstance(expectation, WriterExpectation)
+    rule = expectation.rule_hints[index] or _case_rule(case, _IDENTITY_FAMILIES) or case.rules[0]
+    return Difference(
+        rule=rule,
+        message=f"observation #{index} ({describe(case.observations[index])}): {what}",
+        observation=index,
+        context=_window(case.observations, index),
+    )
+
+
+def _window(observations: Sequence[Mapping[str, Any]], index: int) -> tuple[str, ...]:
+    start, stop = max(0, index - _WINDOW), min(len(observations), index + _WINDOW + 1)
+    return tuple(
+        f"{'>' if i == index else ' '} #{i} {describe(observations[i])}" for i in range(start, stop)
+    )
+
+
+def _case_rule(case: Case, families: Sequence[str]) -> str | None:
+    for rule_id in case.rules:
+        if rule_id.split("-", 1)[0] in families:
+            return rule_id
+    return None
+
+
+def _compare_entry(
+    case: Case, label: str, expected: CardEntry, actual: CardEntry, *, with_reveal: bool
+) -> list[Difference]:
+    where = f"instance {label!r} (ID {actual.id!r})"
+    out = []
+    want_name, got_name = normalize_name(expected.name), normalize_name(actual.name)
+    if want_name != got_name:
+        if want_name is None:
+            rule = "VIS-1"
+            what = f"name {got_name!r} recorded, but the source never showed it"
+        else:
+            rule = _case_rule(case, ("NAME",)) or ("TXT-1" if case.role == "reader" else "NAME-1")
+            what = f"name {got_name!r}, expected {want_name!r}"
+        out.append(Difference(rule=rule, message=f"{where}: {what}"))
+    want_print, got_print = normalize_printing(expected.printing), normalize_printing(actual.printing)
+    if want_print != got_print:
+        if case.role == "reader":
+            rule = "TXT-1"
+        elif want_print is None:
+            rule = "PRINT-3"
+        elif got_print is None:
+            rule = "PRINT-1"
+        else:
+            rule = "PRINT-2"
+        out.append(
+            Difference(
+                rule=rule,
+                message=f"{where}: printing {_show(actual.printing)}, expected {_show(expected.printing)}",
+            )
+        )
+    if case.role == "reader":
+        if expected.source_ids != actual.source_ids:
+            out.append(
+                Difference(
+                    rule="TXT-3" if "TXT-3" in case.rules else "TXT-1",
+                    message=f"{where}: source IDs {list(actual.source_ids)}, expected "
+                    f"{list(expected.source_ids)}",
+                )
+            )
+    else:
+        extra = [sid for sid in actual.source_ids if sid not in expected.source_ids]
+        if extra:
+            out.append(
+                Difference(
+                    rule="SRC-1",
+                    message=f"{where}: source IDs {extra} were not shown by the source "
+                    f"(allowed: any of {list(expected.source_ids)})",
+                )
+            )
+    if expected.owner != actual.owner:
+        out.append(
+            Difference(
+                rule="TXT-1" if case.role == "reader" else "OWN-1",
+                message=f"{where}: owner {actual.owner!r}, expected {expected.owner!r}",
+            )
+        )
+    if expected.kind != actual.kind:
+        rule = "TXT-1" if case.role == "reader" else (_case_rule(case, ("TOK", "NAME")) or "TOK-1")
+        out.append(
+            Difference(rule=rule, message=f"{where}: kind {actual.kind!r}, expected {expected.kind!r}")
+        )
+    if with_reveal and expected.revealed_at != actual.revealed_at:
+        out.append(
+            Difference(
+                rule="VIS-2",
+                message=f"{where}: revealed_at {actual.revealed_at}, expected {expected.revealed_at}",
+                observation=expected.revealed_at,
+            )
+        )
+    return out
+
+
+def _show(printing: object) -> str:
+    return "none" if printing is None else str(printing)
+
+
+def compare_reader(case: Case, result: Mapping[str, Any]) -> list[Difference]:
+    """Compare a schema-valid reader result with the expected card table, entry by entry."""
+    expectation = case.expectation
+    assert isinstance(expectation, ReaderExpectation) and not expectation.reject
+    actual = [CardEntry.from_dict(entry) for entry in result["card_table"]]
+    expected = expectation.card_table
+    if len(actual) != len(expected):
+        return [
+            Difference(
+                rule="TXT-1", message=f"{len(actual)} entries read, expected {len(expected)}"
+            )
+        ]
+    out = []
+    for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+        if want.id != got.id:
+            out.append(
+                Difference(rule="TXT-1", message=f"entry {index}: ID {got.id!r}, expected {want.id!r}")
+            )
+            continue
+        out.extend(_compare_entry(case, want.id, want, got, with_reveal=False))
+    return out

@@ -1,0 +1,149 @@
+"""Run reports: summary, verdict, and the JSON form validated by schema/report.schema.json."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.cases import Case
+from conformance.outcome import (
+    CaseBug,
+    Errored,
+    ExpectedFailure,
+    Failed,
+    Outcome,
+    Passed,
+    Skipped,
+    status,
+)
+from conformance.spec import Level, Spec
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verdict:
+    """Conforming when no case fails at MUST level; SHOULD failures are warnings."""
+
+    conforming: bool
+    must_failures: int
+    should_failures: int
+    known_failures_used: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunInfo:
+    """What was run: the implementation as the handshake described it, and the suite."""
+
+    command: str
+    spec_version: str
+    cases_dir: str
+    name: str | None = None
+    version: str | None = None
+    mode: str = "per-case"
+    interrupted: bool = False
+    rerun: Mapping[str, str] = field(default_factory=dict)
+
+
+def failure_level(outcome: Outcome) -> Level | None:
+    """The level at which an outcome counts against the verdict, or None if it does not."""
+    match outcome:
+        case Failed(level=level) | Errored(level=level):
+            return level
+        case _:
+            return None
+
+
+def verdict(outcomes: Sequence[Outcome]) -> Verdict:
+    """Compute the certification verdict."""
+    levels = [failure_level(outcome) for outcome in outcomes]
+    must = sum(1 for level in levels if level is Level.MUST)
+    should = sum(1 for level in levels if level is Level.SHOULD)
+    used = tuple(o.case_id for o in outcomes if isinstance(o, ExpectedFailure))
+    bugs = any(isinstance(o, CaseBug) for o in outcomes)
+    return Verdict(
+        conforming=must == 0 and not bugs,
+        must_failures=must,
+        should_failures=should,
+        known_failures_used=used,
+    )
+
+
+def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    """Counts by status; `total` counts every case."""
+    counts = Counter(status(outcome) for outcome in outcomes)
+    return {
+        "total": len(outcomes),
+        "passed": counts["passed"],
+        "failed": counts["failed"],
+        "errored": counts["errored"],
+        "skipped": counts["skipped"],
+        "expected_failures": counts["expected-failure"],
+        "case_bugs": counts["case-bug"],
+    }
+
+
+def to_json(
+    outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo, spec: Spec
+) -> dict[str, Any]:
+    """The report as JSON-ready data (schema/report.schema.json)."""
+    result_list = []
+    for outcome in outcomes:
+        case = cases.get(outcome.case_id)
+        entry: dict[str, Any] = {"case": outcome.case_id, "status": status(outcome)}
+        if case is not None:
+            entry.update(role=case.role, level=case.level.name, rules=list(case.rules))
+        entry.update(_details(outcome, spec))
+        if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped):
+            entry["rerun"] = info.rerun[outcome.case_id]
+        result_list.append(entry)
+    v = verdict(outcomes)
+    implementation: dict[str, Any] = {
+        "command": info.command,
+        "name": info.name,
+        "version": info.version,
+        "mode": info.mode,
+    }
+    return {
+        "suite": {"spec_version": info.spec_version, "cases": info.cases_dir},
+        "implementation": implementation,
+        "interrupted": info.interrupted,
+        "summary": summary(outcomes),
+        "verdict": {
+            "conforming": v.conforming,
+            "must_failures": v.must_failures,
+            "should_failures": v.should_failures,
+            "known_failures_used": list(v.known_failures_used),
+        },
+        "results": result_list,
+    }
+
+
+def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
+    match outcome:
+        case Passed(seconds=seconds):
+            return {"seconds": round(seconds, 6)}
+        case Failed(level=level, differences=differences, levels=levels, seconds=seconds):
+            first = differences[0]
+            return {
+                "level": level.name,
+                "message": f"[{first.rule}] {first.message}",
+                "differences": [
+                    {
+                        "rule": d.rule,
+                        "level": lv.name,
+                        "message": d.message,
+                        "observation": d.observation,
+                    }
+                    for d, lv in zip(differences, levels, strict=True)
+                ],
+                "seconds": round(seconds, 6),
+            }
+        case Errored(level=level, reason=reason, seconds=seconds):
+            return {"level": level.name, "message": reason, "seconds": round(seconds, 6)}
+        case Skipped(reason=reason) | CaseBug(reason=reason):
+            return {"message": reason}
+        case ExpectedFailure(failure=failure, reason=reason):
+            inner = _details(failure, spec)
+            inner["message"] = f"known failure ({reason}): {inner.get('message', '')}"
+            return inner

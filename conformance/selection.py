@@ -1,0 +1,52 @@
+"""Choosing which cases run: by case ID or glob, rule or family, CR number, tag, level and role."""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from conformance.cases import Case
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Selection:
+    """Filters that all must hold; within one filter, any value may match. Empty = no filter."""
+
+    cases: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    cr: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    levels: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+
+    def matches(self, case: Case) -> bool:
+        """Whether the case passes every filter."""
+        return (
+            _any(self.cases, lambda pattern: fnmatch.fnmatchcase(case.id, pattern))
+            and _any(self.rules, lambda rule: any(_rule_matches(rule, cited) for cited in case.rules))
+            and _any(self.cr, lambda number: any(_cr_matches(number, cited) for cited in case.cr))
+            and _any(self.tags, lambda tag: tag in case.tags)
+            and _any(self.levels, lambda level: level.upper() == case.level.name)
+            and _any(self.roles, lambda role: role == case.role)
+        )
+
+    def apply(self, cases: Iterable[Case]) -> list[Case]:
+        """The matching cases, in the order given (the corpus order: by case ID)."""
+        return [case for case in cases if self.matches(case)]
+
+
+def _any(values: Sequence[str], test: object) -> bool:
+    return not values or any(test(value) for value in values)  # type: ignore[operator]
+
+
+def _rule_matches(wanted: str, cited: str) -> bool:
+    """`ID-3` matches itself; a family such as `LIB` matches every LIB rule."""
+    return cited == wanted or ("-" not in wanted and cited.split("-", 1)[0] == wanted)
+
+
+def _cr_matches(wanted: str, cited: str) -> bool:
+    """`701.24` matches 701.24 and its subrules (701.24a); `701` matches the whole section."""
+    return cited == wanted or cited.startswith(wanted + ".") or (
+        cited.startswith(wanted) and cited[len(wanted):].isalpha()
+    )

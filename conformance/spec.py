@@ -1,0 +1,106 @@
+"""The spec's machine-readable rule index and the Comprehensive Rules numbers it may cite."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from pathlib import Path
+
+import yaml
+
+from conformance import suite
+from conformance.errors import SuiteError, UsageError
+
+
+class Level(IntEnum):
+    """A rule's level; larger is stronger, so `max()` gives the level a failure counts at."""
+
+    MAY = 1
+    SHOULD = 2
+    MUST = 3
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rule:
+    """One numbered normative rule of the spec."""
+
+    id: str
+    level: Level
+    item: int
+    cr: tuple[str, ...]
+    summary: str
+
+    @property
+    def family(self) -> str:
+        """The rule family: the part of the ID before the dash (ID-3 -> ID)."""
+        return self.id.split("-", 1)[0]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spec:
+    """The rule index: version, families, and rules by ID."""
+
+    version: str
+    cr_edition: str
+    families: Mapping[str, str]
+    rules: Mapping[str, Rule]
+
+    def rule(self, rule_id: str) -> Rule:
+        """Return the rule with this ID; raise KeyError for an unknown ID."""
+        return self.rules[rule_id]
+
+
+def load_spec(path: Path = suite.RULES_INDEX) -> Spec:
+    """Read the rule index (spec/rules.yaml)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        rules = {}
+        for raw in data["rules"]:
+            rule = Rule(
+                id=raw["id"],
+                level=Level[raw["level"]],
+                item=int(raw["item"]),
+                cr=tuple(raw["cr"]),
+                summary=raw["summary"],
+            )
+            if rule.id in rules:
+                raise SuiteError(f"{path}: rule {rule.id} is listed twice")
+            rules[rule.id] = rule
+        return Spec(
+            version=str(data["version"]),
+            cr_edition=str(data["cr_edition"]),
+            families=dict(data["families"]),
+            rules=rules,
+        )
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
+        raise SuiteError(
+            f"cannot read the rule index {path}: {exc}", hint="the checkout may be incomplete"
+        ) from None
+
+
+_CR_TEXT_LINE = re.compile(r"^(\d{3}(?:\.\d+[a-z]?)?)\.?\s")
+
+
+def load_cr_numbers(path: Path) -> frozenset[str]:
+    """Read the rule numbers of a Comprehensive Rules edition.
+
+    Accepts the index form (`NUMBER<TAB>sha256` per line) or the CR text itself.
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read Comprehensive Rules file {path}: {exc.strerror}",
+            hint="pass --cr with the path of ../shared/data/cr/cr-index-20260925.tsv",
+        ) from None
+    numbers: set[str] = set()
+    for line in text.splitlines():
+        if "\t" in line:
+            numbers.add(line.split("\t", 1)[0].strip())
+        elif match := _CR_TEXT_LINE.match(line):
+            numbers.add(match.group(1))
+    if not numbers:
+        raise UsageError(f"{path} holds no Comprehensive Rules numbers")
+    return frozenset(numbers)

@@ -1,0 +1,214 @@
+"""Talking to an implementation through the adapter contract: per-case and persistent modes."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import queue
+import subprocess
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from conformance import schemas
+from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
+from runner.process import _CHUNK, MAX_OUTPUT, LineReader, Process
+
+#: How long a process gets to end after `stop` or after closing its output.
+_GRACE = 2.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello:
+    """The implementation's answer to the persistent-mode handshake."""
+
+    name: str
+    version: str
+    roles: tuple[str, ...]
+
+
+class _Collector:
+    """Reads a whole stream up to MAX_OUTPUT bytes, draining and dropping the rest."""
+
+    def __init__(self, stream: object) -> None:
+        self.data = bytearray()
+        self.overflow = False
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: object) -> None:
+        read = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
+        while chunk := read(_CHUNK):
+            if len(self.data) + len(chunk) > MAX_OUTPUT:
+                self.overflow = True
+            else:
+                self.data += chunk
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+
+def run_per_case(argv: Sequence[str], request: bytes, timeout: float) -> Answer:
+    """Run one request in a fresh process (contract C-1, C-2)."""
+    proc = Process(argv)
+    assert proc.popen.stdout is not None
+    output = _Collector(proc.popen.stdout)
+    writer = threading.Thread(target=proc.send, args=(request,), kwargs={"close": True}, daemon=True)
+    writer.start()
+    try:
+        code = proc.popen.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return Crashed(
+            reason=f"timed out after {timeout:g} s",
+            stderr=proc.stderr.take(),
+            seconds=time.monotonic() - proc.started,
+            timed_out=True,
+        )
+    seconds = time.monotonic() - proc.started
+    output.join(_GRACE)
+    proc.stderr.join(_GRACE)
+    proc.kill()  # ends any child the implementation left behind
+    stderr = proc.stderr.take()
+    if output.overflow:
+        return Crashed(reason=f"wrote more than {MAX_OUTPUT:,} bytes", stderr=stderr, seconds=seconds)
+    if code == 0:
+        return Answered(output=bytes(output.data), stderr=stderr, seconds=seconds)
+    if code == 1:
+        return Rejected(message=_last_line(stderr), stderr=stderr, seconds=seconds)
+    reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    return Crashed(reason=reason, output=bytes(output.data[:2000]), stderr=stderr, seconds=seconds)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return lines[-1][:500] if lines else ""
+
+
+class Persistent:
+    """One long-lived implementation process speaking JSON lines; restarted after a crash."""
+
+    def __init__(self, argv: Sequence[str], *, start_timeout: float) -> None:
+        self._argv = list(argv)
+        self._start_timeout = start_timeout
+        self._proc: Process | None = None
+        self._lines: LineReader | None = None
+        self._seq = itertools.count(1)
+        self.hello: Hello | None = None
+        #: How many times the process was lost during a case (and so restarted for the next).
+        self.restarts = 0
+
+    def start(self) -> Hello | str:
+        """Start the process and shake hands; return the Hello, or why persistent mode failed."""
+        self.close()
+        proc = Process(self._argv)
+        assert proc.popen.stdout is not None
+        self._proc, self._lines = proc, LineReader(proc.popen.stdout)
+        if not proc.send(b'{"cmd":"start","protocol":1}\n'):
+            self.close()
+            return "closed its standard input at the handshake"
+        line = self._next_line(time.monotonic() + self._start_timeout)
+        if not isinstance(line, bytes):
+            self.close()
+            if line is None:
+                return "exited at the handshake"
+            if line is _TIMEOUT:
+                return f"no handshake within {self._start_timeout:g} s"
+            return "handshake line too long"
+        try:
+            message = json.loads(line)
+        except ValueError:
+            self.close()
+            return f"answered the handshake with non-JSON {line[:80]!r}"
+        problem = schemas.first_problem("protocol", message)
+        if problem is not None or "roles" not in message:
+            self.close()
+            return f"answered the handshake with {line[:120]!r}"
+        self.hello = Hello(
+            name=message["implementation"]["name"],
+            version=str(message["implementation"].get("version", "")),
+            roles=tuple(message["roles"]),
+        )
+        return self.hello
+
+    def run(self, request: bytes, role: str, timeout: float) -> Answer:
+        """Send one request and wait for its answer; any breach of protocol is a crash."""
+        if self._proc is None or self._proc.popen.poll() is not None:
+            started = self.start()
+            if isinstance(started, str):
+                return Crashed(reason=f"could not restart: {started}")
+        assert self._proc is not None and self.hello is not None
+        if role not in self.hello.roles:
+            return Unsupported(role=role)
+        seq = next(self._seq)
+        began = time.monotonic()
+        line = b'{"cmd":"run","seq":%d,"request":%s}\n' % (seq, request)
+        if not self._proc.send(line):
+            return self._crash("closed its standard input", began)
+        raw = self._next_line(began + timeout)
+        if raw is None:
+            return self._crash(f"exited (status {self._proc.popen.wait()}) during the case", began)
+        if raw is _TIMEOUT:
+            return self._crash(f"timed out after {timeout:g} s", began, timed_out=True)
+        if raw is LineReader.OVERFLOW:
+            return self._crash(f"wrote a line over {MAX_OUTPUT:,} bytes", began)
+        assert isinstance(raw, bytes)
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            return self._crash(f"wrote a line that is not JSON: {raw[:120]!r}", began, output=raw)
+        seconds = time.monotonic() - began
+        if not isinstance(message, dict) or message.get("seq") != seq:
+            got = message.get("seq") if isinstance(message, dict) else None
+            return self._crash(f"answered seq {got!r}, expected {seq}", began, output=raw)
+        if "result" in message:
+            result = json.dumps(message["result"], ensure_ascii=False).encode()
+            return Answered(output=result, stderr=self._proc.stderr.take(), seconds=seconds)
+        if "rejected" in message:
+            return Rejected(message=str(message["rejected"]), stderr=self._proc.stderr.take(), seconds=seconds)
+        if "error" in message:
+            return Crashed(
+                reason=f"reported an error: {str(message['error'])[:300]}",
+                stderr=self._proc.stderr.take(),
+                seconds=seconds,
+            )
+        return self._crash(f"answered without result, rejected or error: {raw[:120]!r}", began, output=raw)
+
+    def _crash(self, reason: str, began: float, *, timed_out: bool = False, output: bytes = b"") -> Crashed:
+        stderr = self._proc.stderr.take() if self._proc else ""
+        self.restarts += 1
+        self.close()
+        return Crashed(
+            reason=reason, output=output[:2000], stderr=stderr,
+            seconds=time.monotonic() - began, timed_out=timed_out,
+        )
+
+    def _next_line(self, deadline: float) -> bytes | object | None:
+        assert self._lines is not None
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return _TIMEOUT
+            try:
+                line = self._lines.lines.get(timeout=remaining)
+            except queue.Empty:
+                return _TIMEOUT
+            if isinstance(line, bytes) and not line.strip():
+                continue  # blank lines carry nothing
+            return line
+
+    def close(self) -> None:
+        """Ask the process to stop, then end its group whatever it does."""
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.popen.poll() is None and proc.send(b'{"cmd":"stop"}\n', close=True):
+            try:
+                proc.popen.wait(timeout=_GRACE)
+            except subprocess.TimeoutExpired:
+                pass
+        proc.kill()
+
+
+_TIMEOUT = object()

@@ -1,0 +1,235 @@
+"""The `cardid` command line: run, list, lint, and start the reference implementation.
+
+Exit codes (documented in README.md):
+    0  conforming (run), clean (lint), listed (list)
+    1  a MUST case failed or errored, the corpus has case bugs, or lint found problems
+    2  usage error: bad option, unreadable file, implementation command that cannot start
+    3  the suite's own files (spec index, schemas) are broken
+  130  interrupted
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from enum import IntEnum
+from pathlib import Path
+
+from conformance import console, report, suite
+from conformance.cases import Corpus, case_files, load_corpus
+from conformance.errors import CardidError, SuiteError, UsageError
+from conformance.lint import lint
+from conformance.outcome import CaseBug, Outcome
+from conformance.selection import Selection
+from conformance.spec import Spec, load_cr_numbers, load_spec
+from runner import execute
+from runner.process import split_command
+
+#: How the bundled reference implementation is started when --impl is not given.
+REFERENCE_ARGV = (sys.executable, "-m", "reference")
+
+
+class Exit(IntEnum):
+    """The documented exit codes."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    SUITE = 3
+    INTERRUPTED = 130
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cardid", description="Conformance suite for card identity in Magic replay files."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def selection_options(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--cases", type=Path, default=suite.CASES_DIR, help="case directory or file")
+        sub.add_argument("--case", action="append", default=[], metavar="ID", help="case ID or glob")
+        sub.add_argument("--rule", action="append", default=[], metavar="RULE", help="rule ID (ID-3) or family (LIB)")
+        sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER", help="CR number, e.g. 701.24")
+        sub.add_argument("--tag", action="append", default=[])
+        sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"])
+        sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"])
+
+    run = commands.add_parser("run", help="run the cases against an implementation")
+    selection_options(run)
+    run.add_argument("--impl", metavar="COMMAND", help="implementation command (default: the bundled reference)")
+    run.add_argument("--isolate", action="store_true", help="one process per case")
+    run.add_argument("--timeout-multiplier", type=float, default=1.0, metavar="X")
+    run.add_argument("-j", "--jobs", default="1", metavar="N", help="parallel workers, or 'auto'")
+    run.add_argument("--report-json", type=Path, metavar="PATH")
+    run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
+
+    listing = commands.add_parser("list", help="list the selected cases without running them")
+    selection_options(listing)
+
+    linting = commands.add_parser("lint", help="check the case corpus")
+    linting.add_argument("--cases", type=Path, default=suite.CASES_DIR)
+    linting.add_argument("--cr", type=Path, metavar="PATH", help="CR text or index to check citations against")
+    linting.add_argument("--cards", type=Path, metavar="PATH", help="card data CSV to check card facts against")
+
+    commands.add_parser("reference", help="start the bundled reference implementation as an adapter")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of `cardid` and `python -m runner`."""
+    args = _parser().parse_args(argv)
+    try:
+        match args.command:
+            case "reference":
+                from reference.adapter import main as reference_main  # started as an adapter only
+
+                return reference_main()
+            case "lint":
+                return _lint(args)
+            case "list":
+                return _list(args)
+            case "run":
+                return _run(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return Exit.INTERRUPTED
+    except SuiteError as exc:
+        print(exc.render(), file=sys.stderr)
+        return Exit.SUITE
+    except CardidError as exc:
+        print(exc.render(), file=sys.stderr)
+        return Exit.USAGE
+    return Exit.USAGE
+
+
+def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
+    if not args.cases.exists():
+        raise UsageError(f"no such case directory or file: {args.cases}")
+    return load_corpus(case_files(args.cases), spec)
+
+
+def _selection(args: argparse.Namespace) -> Selection:
+    return Selection(
+        cases=tuple(args.case),
+        rules=tuple(args.rule),
+        cr=tuple(args.cr_filter),
+        tags=tuple(args.tag),
+        levels=tuple(args.level),
+        roles=tuple(args.role),
+    )
+
+
+def _lint(args: argparse.Namespace) -> int:
+    spec = load_spec()
+    corpus = _corpus(args, spec)
+    cr_numbers = load_cr_numbers(args.cr) if args.cr else None
+    problems = lint(
+        corpus,
+        spec,
+        cr_numbers=cr_numbers,
+        cards_csv=args.cards,
+        coverage=args.cases.resolve() == suite.CASES_DIR.resolve(),
+        spec_path=suite.RULES_INDEX,
+    )
+    for problem in problems:
+        print(f"{problem}", file=sys.stderr)
+    checked = ["schemas", "rule IDs", "unique IDs"]
+    checked += ["CR numbers"] if cr_numbers else []
+    checked += ["card facts"] if args.cards else []
+    if problems:
+        print(f"lint: {len(problems)} problem(s) in {len(corpus.cases) + len(corpus.bugs)} case files", file=sys.stderr)
+        return Exit.FAILED
+    print(f"lint: {len(corpus.cases)} cases clean ({', '.join(checked)} checked)")
+    return Exit.OK
+
+
+def _list(args: argparse.Namespace) -> int:
+    spec = load_spec()
+    corpus = _corpus(args, spec)
+    for bug in corpus.bugs:
+        print(f"BUG IN CASE: {bug.message}", file=sys.stderr)
+    for case in _selection(args).apply(corpus.cases):
+        print(f"{case.id}\t{case.role}\t{case.level.name}\t{','.join(case.rules)}\t{case.description}")
+    return Exit.FAILED if corpus.bugs else Exit.OK
+
+
+def _jobs(value: str) -> int:
+    if value == "auto":
+        import os
+
+        return max(1, len(os.sched_getaffinity(0)))
+    try:
+        jobs = int(value)
+    except ValueError:
+        raise UsageError(f"-j takes a number or 'auto', not {value!r}") from None
+    if jobs < 1:
+        raise UsageError("-j must be at least 1")
+    return jobs
+
+
+def _run(args: argparse.Namespace) -> int:
+    spec = load_spec()
+    corpus = _corpus(args, spec)
+    argv = tuple(split_command(args.impl)) if args.impl else REFERENCE_ARGV
+    if args.timeout_multiplier <= 0:
+        raise UsageError("--timeout-multiplier must be positive")
+    options = execute.Options(
+        argv=argv,
+        isolate=args.isolate,
+        timeout=execute.DEFAULT_TIMEOUT * args.timeout_multiplier,
+        start_timeout=execute.START_TIMEOUT * args.timeout_multiplier,
+        jobs=_jobs(args.jobs),
+    )
+    selected = _selection(args).apply(corpus.cases)
+    if not selected and not corpus.bugs:
+        raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
+    cases_by_id = {case.id: case for case in corpus.cases}
+    rerun = {case.id: _rerun_command(args, case.id) for case in selected}
+    execution = execute.run_cases(selected, options, spec)
+    bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in corpus.bugs]
+    outcomes = [*bugs, *execution.outcomes]
+    if execution.fallback_reason:
+        print(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
+    for outcome in outcomes:
+        for line in console.failure_lines(outcome, rerun.get(outcome.case_id), verbose=not args.quiet):
+            print(line)
+    for line in console.summary_lines(outcomes, cases_by_id, spec):
+        print(line)
+    if args.report_json:
+        info = report.RunInfo(
+            command=args.impl or "cardid reference",
+            spec_version=spec.version,
+            cases_dir=str(args.cases),
+            name=execution.hello.name if execution.hello else None,
+            version=execution.hello.version if execution.hello else None,
+            mode=execution.mode,
+            rerun=rerun,
+        )
+        data = report.to_json(outcomes, cases_by_id, info, spec)
+        _write_atomically(args.report_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return Exit.OK if report.verdict(outcomes).conforming else Exit.FAILED
+
+
+def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
+    parts = ["cardid", "run"]
+    if args.impl:
+        parts += ["--impl", args.impl]
+    if args.cases.resolve() != suite.CASES_DIR.resolve():
+        parts += ["--cases", str(args.cases)]
+    if args.isolate:
+        parts.append("--isolate")
+    parts += ["--case", case_id]
+    return shlex.join(parts)
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(f".{path.name}.partial")
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise UsageError(f"cannot write report {path}: {exc.strerror}") from None

@@ -1,0 +1,98 @@
+"""Shared helpers for the project's own tests: small cases built in temporary directories."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.cases import Case, load_case
+from conformance.spec import Spec, load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+#: The shared real data (CR text, card printings); tests needing it skip when it is absent.
+DATA = Path(__import__("os").environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
+
+#: A small writer case: a card drawn, cast, resolved, shuffled away, and another copy drawn.
+WRITER_CASE: dict[str, Any] = {
+    "id": "sample-writer",
+    "description": "A drawn land keeps its ID onto the battlefield and a shuffle ends it.",
+    "role": "writer",
+    "level": "MUST",
+    "rules": ["ID-3", "LIB-2"],
+    "cr": ["400.7"],
+    "input": {
+        "perspective": "P1",
+        "players": ["P1", "P2"],
+        "source": {"name": "arena", "hidden_tracking": True},
+        "cards": [
+            {"name": "Island", "printings": [{"set": "ELD", "number": "254", "source_ids": ["arena:70401"]}]}
+        ],
+        "observations": [
+            {"type": "game_start", "game": 1},
+            {"type": "move", "object": "1", "from": "library:P1", "to": "hand:P1", "from_position": "top",
+             "card": {"source_id": "arena:70401"}, "expect": "isle"},
+            {"type": "move", "object": "1", "new_object": "2", "from": "hand:P1", "to": "stack", "expect": "isle"},
+            {"type": "move", "object": "2", "from": "stack", "to": "battlefield", "expect": "isle", "rule": "ID-3"},
+            {"type": "move", "object": "2", "from": "battlefield", "to": "library:P1", "position": "top", "expect": "isle"},
+            {"type": "shuffle", "zone": "library:P1"},
+            {"type": "move", "object": "3", "from": "library:P1", "to": "hand:P1", "from_position": "top",
+             "card": {"source_id": "arena:70401"}, "expect": "isle2", "rule": "LIB-2"},
+        ],
+    },
+    "expect": {
+        "instances": {
+            "isle": {"name": "Island", "printing": {"set": "ELD", "number": "254"},
+                    "source_ids": ["arena:70401"], "owner": "P1", "kind": "card", "revealed_at": 1},
+            "isle2": {"name": "Island", "printing": {"set": "ELD", "number": "254"},
+                     "source_ids": ["arena:70401"], "owner": "P1", "kind": "card", "revealed_at": 6},
+        }
+    },
+}
+
+#: The right answer to WRITER_CASE, as the reference would give it.
+WRITER_ANSWER: dict[str, Any] = {
+    "card_table": [
+        {"id": "c1", "name": "Island", "printing": {"set": "ELD", "number": "254"},
+         "source_ids": ["arena:70401"], "owner": "P1", "kind": "card", "revealed_at": 1},
+        {"id": "c2", "name": "Island", "printing": {"set": "ELD", "number": "254"},
+         "source_ids": ["arena:70401"], "owner": "P1", "kind": "card", "revealed_at": 6},
+    ],
+    "assignments": [None, "c1", "c1", "c1", "c1", None, "c2"],
+}
+
+
+@pytest.fixture(scope="session")
+def spec() -> Spec:
+    """The rule index."""
+    return load_spec()
+
+
+@pytest.fixture
+def write_case(tmp_path: Path) -> Callable[..., Path]:
+    """Write a case dict (or raw text) to `<id>.yaml` in a temporary directory; return the path."""
+
+    def write(data: dict[str, Any] | str, name: str | None = None) -> Path:
+        if isinstance(data, str):
+            path = tmp_path / (name or "raw.yaml")
+            path.write_text(data, encoding="utf-8")
+        else:
+            path = tmp_path / f"{name or data['id']}.yaml"
+            path.write_text(yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def make_case(write_case: Callable[..., Path], spec: Spec) -> Callable[..., Case]:
+    """Build a loaded Case from a dict (default: a deep copy of WRITER_CASE)."""
+
+    def make(data: dict[str, Any] | None = None) -> Case:
+        return load_case(write_case(copy.deepcopy(data or WRITER_CASE)), spec)
+
+    return make

@@ -1,0 +1,118 @@
+"""Comparison up to renaming: exact answers pass, renamed ones too, merges and splits are named."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conformance.cases import Case
+from conformance.compare import compare_writer
+from tests.conftest import WRITER_ANSWER
+
+
+def _answer(**changes: Any) -> dict[str, Any]:
+    data = copy.deepcopy(WRITER_ANSWER)
+    data.update(changes)
+    return data
+
+
+def _rename(answer: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    out = copy.deepcopy(answer)
+    for entry in out["card_table"]:
+        entry["id"] = names[entry["id"]]
+    out["assignments"] = [None if a is None else names[a] for a in out["assignments"]]
+    return out
+
+
+def test_exact_answer_passes(make_case: Callable[..., Case]) -> None:
+    """The reference-like answer has no differences."""
+    assert compare_writer(make_case(), _answer()) == []
+
+
+@given(st.lists(st.text(min_size=1, max_size=8), min_size=2, max_size=2, unique=True))
+def test_any_consistent_renaming_passes(names: list[str]) -> None:
+    """Renaming every ID consistently never changes the verdict."""
+    case = _CASE
+    renamed = _rename(_answer(), {"c1": names[0], "c2": names[1]})
+    assert compare_writer(case, renamed) == []
+
+
+def test_reused_id_after_shuffle_is_named_with_rule_and_observation(make_case: Callable[..., Case]) -> None:
+    """Keeping the ID through a shuffle is reported at the draw as a reused ID, citing LIB-2."""
+    answer = _answer(assignments=[None, "c1", "c1", "c1", "c1", None, "c1"])
+    answer["card_table"] = answer["card_table"][:1]
+    [difference] = compare_writer(make_case(), answer)
+    assert difference.rule == "LIB-2"
+    assert difference.observation == 6
+    assert "reused" in difference.message
+    assert any(line.startswith("> #6") for line in difference.context)
+
+
+def test_split_is_named_at_the_first_renewed_observation(make_case: Callable[..., Case]) -> None:
+    """A new ID on the stack -> battlefield move is a split at observation 3, citing ID-3."""
+    answer = _answer(assignments=[None, "c1", "c1", "c3", "c3", None, "c2"])
+    answer["card_table"].append({**answer["card_table"][0], "id": "c3"})
+    [difference] = compare_writer(make_case(), answer)
+    assert difference.rule == "ID-3"
+    assert difference.observation == 3
+    assert "split" in difference.message
+
+
+def test_assignment_where_no_object_is_an_id1_difference(make_case: Callable[..., Case]) -> None:
+    """An ID on the game_start observation breaks ID-1."""
+    answer = _answer(assignments=["c1", "c1", "c1", "c1", "c1", None, "c2"])
+    differences = compare_writer(make_case(), answer)
+    assert [d.rule for d in differences] == ["ID-1"]
+
+
+def test_unreferenced_entry_is_an_id2_difference(make_case: Callable[..., Case]) -> None:
+    """A card-table entry nobody is assigned (e.g. for a melded permanent) breaks ID-2."""
+    answer = _answer()
+    answer["card_table"].append({**answer["card_table"][0], "id": "c9"})
+    assert [d.rule for d in compare_writer(make_case(), answer)] == ["ID-2"]
+
+
+def test_field_differences_cite_their_rules(make_case: Callable[..., Case]) -> None:
+    """Printing missing is PRINT-1, wrong set is PRINT-2, extra source ID SRC-1, owner OWN-1."""
+    case = make_case()
+    answer = _answer()
+    answer["card_table"][0]["printing"] = None
+    answer["card_table"][1]["printing"] = {"set": "M19", "number": "254"}
+    answer["card_table"][0]["source_ids"] = ["mtgo:1"]
+    answer["card_table"][1]["owner"] = "P2"
+    rules = sorted(d.rule for d in compare_writer(case, answer))
+    assert rules == ["OWN-1", "PRINT-1", "PRINT-2", "SRC-1"]
+
+
+def test_set_code_case_and_nfc_are_the_only_leniency(make_case: Callable[..., Case]) -> None:
+    """Lower-case set codes and omitted source IDs pass; a changed collector number does not."""
+    case = make_case()
+    answer = _answer()
+    answer["card_table"][0]["printing"] = {"set": "eld", "number": "254"}
+    answer["card_table"][0]["source_ids"] = []
+    assert compare_writer(case, answer) == []
+    answer["card_table"][1]["printing"] = {"set": "ELD", "number": "0254"}
+    assert [d.rule for d in compare_writer(case, answer)] == ["PRINT-2"]
+
+
+def _load_sample() -> Case:
+    import tempfile
+    from pathlib import Path
+
+    import yaml
+
+    from conformance.cases import load_case
+    from conformance.spec import load_spec
+    from tests.conftest import WRITER_CASE
+
+    with tempfile.TemporaryDirectory(prefix="cardid-test-") as folder:
+        path = Path(folder) / "sample-writer.yaml"
+        path.write_text(yaml.safe_dump(WRITER_CASE, allow_unicode=True), encoding="utf-8")
+        return load_case(path, load_spec())
+
+
+_CASE = _load_sample()
