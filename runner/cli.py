@@ -28,8 +28,6 @@ from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute
 from runner.process import split_command
 
-#: How the bundled reference implementation is started when --impl is not given.
-REFERENCE_ARGV = (sys.executable, "-m", "reference")
 
 
 class Exit(IntEnum):
@@ -173,7 +171,7 @@ def _jobs(value: str) -> int:
 def _run(args: argparse.Namespace) -> int:
     spec = load_spec()
     corpus = _corpus(args, spec)
-    argv = tuple(split_command(args.impl)) if args.impl else REFERENCE_ARGV
+    argv = tuple(split_command(args.impl)) if args.impl else execute.REFERENCE_ARGV
     if args.timeout_multiplier <= 0:
         raise UsageError("--timeout-multiplier must be positive")
     options = execute.Options(

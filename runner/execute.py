@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,8 @@ from conformance.outcome import Errored, Outcome
 from conformance.spec import Spec
 from runner.adapter import Hello, Persistent, run_per_case
 
+#: How the bundled reference implementation is started when no command is given.
+REFERENCE_ARGV = (sys.executable, "-m", "reference")
 #: Seconds one case may take, before the multiplier.
 DEFAULT_TIMEOUT = 10.0
 #: Seconds the persistent-mode handshake may take, before the multiplier.
@@ -41,6 +44,54 @@ class Execution:
     fallback_reason: str | None = None
 
 
+class Worker:
+    """Runs cases one at a time: in its own persistent process, or a process per case."""
+
+    def __init__(self, options: Options, spec: Spec, *, isolate: bool) -> None:
+        self._options = options
+        self._spec = spec
+        self._isolate = isolate
+        self._session: Persistent | None = None
+
+    def outcome(self, case: Case) -> Outcome:
+        """Run one case; a crash in persistent mode is retried once in a fresh process."""
+        first = self._answer(case)
+        outcome = judge(case, first, self._spec)
+        if isinstance(first, Crashed) and not self._isolate:
+            # Tell a real crash from state left behind by the cases before it.
+            again = run_per_case(self._options.argv, case.request_bytes(), self._options.timeout)
+            note = (
+                "crashes in a fresh process too"
+                if isinstance(again, Crashed)
+                else "only after earlier cases: a fresh process did not crash"
+            )
+            outcome = _annotate(outcome, note)
+        return outcome
+
+    def _answer(self, case: Case) -> Answer:
+        options = self._options
+        if self._isolate:
+            return run_per_case(options.argv, case.request_bytes(), options.timeout)
+        if self._session is None:
+            self._session = Persistent(options.argv, start_timeout=options.start_timeout)
+        return self._session.run(case.request_bytes(), case.role, options.timeout)
+
+    def close(self) -> None:
+        """Stop the persistent process, if any."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+
+def probe(options: Options) -> Hello | str:
+    """Shake hands once: the Hello if persistent mode works, else why it does not."""
+    session = Persistent(options.argv, start_timeout=options.start_timeout)
+    try:
+        return session.start()
+    finally:
+        session.close()
+
+
 def run_cases(
     cases: Sequence[Case],
     options: Options,
@@ -52,37 +103,22 @@ def run_cases(
     fallback: str | None = None
     isolate = options.isolate
     if not isolate:
-        probe = Persistent(options.argv, start_timeout=options.start_timeout)
-        started = probe.start()
-        probe.close()
+        started = probe(options)
         if isinstance(started, str):
             isolate, fallback = True, started
         else:
             hello = started
     local = threading.local()
-    sessions: list[Persistent] = []
+    workers: list[Worker] = []
     lock = threading.Lock()
 
-    def answer(case: Case) -> Answer:
-        if isolate:
-            return run_per_case(options.argv, case.request_bytes(), options.timeout)
-        session = getattr(local, "session", None)
-        if session is None:
-            session = local.session = Persistent(options.argv, start_timeout=options.start_timeout)
-            with lock:
-                sessions.append(session)
-        return session.run(case.request_bytes(), case.role, options.timeout)
-
     def one(case: Case) -> Outcome:
-        first = answer(case)
-        outcome = judge(case, first, spec)
-        if isinstance(first, Crashed) and not isolate:
-            # Retry in a fresh process, to tell a real crash from state left by earlier cases.
-            again = run_per_case(options.argv, case.request_bytes(), options.timeout)
-            if isinstance(again, Crashed):
-                outcome = _annotate(outcome, "crashes in a fresh process too")
-            else:
-                outcome = _annotate(outcome, "only after earlier cases: a fresh process did not crash")
+        worker = getattr(local, "worker", None)
+        if worker is None:
+            worker = local.worker = Worker(options, spec, isolate=isolate)
+            with lock:
+                workers.append(worker)
+        outcome = worker.outcome(case)
         if progress is not None:
             progress(outcome)
         return outcome
@@ -94,8 +130,8 @@ def run_cases(
             with ThreadPoolExecutor(max_workers=options.jobs) as pool:
                 outcomes = list(pool.map(one, cases))
     finally:
-        for session in sessions:
-            session.close()
+        for worker in workers:
+            worker.close()
     return Execution(
         outcomes=tuple(outcomes),
         hello=hello,
