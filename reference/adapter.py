@@ -1,0 +1,152 @@
+"""The adapter (adapter-contract.md): per-case and persistent JSON-lines modes on stdin/stdout."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from . import __version__
+from .errors import RequestError
+from .reader import read
+from .writer import write
+
+Write = Callable[[dict[str, Any]], dict[str, Any]]
+Read = Callable[[str], dict[str, Any]]
+
+#: Exit statuses (C-2): answered, rejected as invalid, and the reference's own failure.
+ANSWERED, REJECTED, CRASHED = 0, 1, 3
+
+
+def answer(request: Any, *, write: Write = write, read: Read = read) -> dict[str, Any]:
+    """The result for one request, or RequestError when the request is invalid."""
+    if not isinstance(request, dict):
+        raise RequestError("a request is a JSON object")
+    _check_scalars(request)
+    role = request.get("role")
+    if role == "writer":
+        return write(request)
+    if role == "reader":
+        if not isinstance(request.get("text"), str):
+            raise RequestError("a reader request needs a string `text`")
+        return read(request["text"])
+    raise RequestError(f"unknown role {role!r}: expected writer or reader")
+
+
+def _check_scalars(value: Any) -> None:
+    """JSON may carry lone surrogates, which are no Unicode scalar values and cannot be UTF-8."""
+    if isinstance(value, str):
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            raise RequestError(
+                "the request holds a lone surrogate, which is not a Unicode scalar value"
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_scalars(key)
+            _check_scalars(item)
+    elif isinstance(value, list):
+        for item in value:
+            _check_scalars(item)
+
+
+def _decode(raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RequestError(f"the request is not UTF-8: {exc}") from None
+    except ValueError as exc:
+        raise RequestError(f"the request is not JSON: {exc}") from None
+
+
+def _emit(stdout: BinaryIO, message: Any) -> None:
+    stdout.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+    stdout.flush()
+
+
+def _start_command(line: bytes) -> dict[str, Any] | None:
+    """The `start` command, when the first line is one."""
+    try:
+        message = json.loads(line.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError is a ValueError too
+        return None
+    return message if isinstance(message, dict) and message.get("cmd") == "start" else None
+
+
+def main(
+    *,
+    write: Write = write,
+    read: Read = read,
+    name: str = "cardid-reference",
+    version: str = __version__,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+) -> int:
+    """Run the adapter; the first line of input decides the mode. Returns the exit status."""
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    first = stdin.readline()
+    start = _start_command(first)
+    if start is None:
+        return per_case(first + stdin.read(), stdout, write=write, read=read)
+    if start.get("protocol") != 1:
+        print(
+            f"unsupported protocol {start.get('protocol')!r}; this adapter speaks 1",
+            file=sys.stderr,
+        )
+        return REJECTED
+    hello = {
+        "protocol": 1,
+        "implementation": {"name": name, "version": version},
+        "roles": ["writer", "reader"],
+    }
+    _emit(stdout, hello)
+    return persistent(stdin, stdout, write=write, read=read)
+
+
+def per_case(raw: bytes, stdout: BinaryIO, *, write: Write, read: Read) -> int:
+    """C-1, C-2: one request in, one result out; 1 for a rejection, 3 for a failure."""
+    try:
+        result = answer(_decode(raw), write=write, read=read)
+    except RequestError as exc:
+        print(f"rejected: {exc}", file=sys.stderr)
+        return REJECTED
+    except Exception:  # noqa: BLE001 - any other failure is a crash, never a rejection (C-2)
+        traceback.print_exc()
+        return CRASHED
+    _emit(stdout, result)
+    return ANSWERED
+
+
+def persistent(stdin: BinaryIO, stdout: BinaryIO, *, write: Write, read: Read) -> int:
+    """C-5, C-6: `run` messages answered one line each, until `stop` or end of input."""
+    while line := stdin.readline():
+        if not line.strip():
+            continue
+        try:
+            message = _decode(line)
+        except RequestError as exc:
+            _emit(stdout, {"seq": None, "error": f"bad protocol line: {exc}"})
+            continue
+        if not isinstance(message, dict):
+            _emit(stdout, {"seq": None, "error": "bad protocol line: not a JSON object"})
+            continue
+        command, seq = message.get("cmd"), message.get("seq")
+        if command == "stop":
+            return ANSWERED
+        if command != "run":
+            _emit(stdout, {"seq": seq, "error": f"unknown command {command!r}"})
+            continue
+        try:
+            reply: dict[str, Any] = {
+                "seq": seq,
+                "result": answer(message.get("request"), write=write, read=read),
+            }
+        except RequestError as exc:
+            reply = {"seq": seq, "rejected": str(exc)}
+        except Exception as exc:  # noqa: BLE001 - reported as `error`; the process carries on
+            traceback.print_exc()
+            reply = {"seq": seq, "error": f"{type(exc).__name__}: {exc}"}
+        _emit(stdout, reply)
+    return ANSWERED

@@ -1,0 +1,499 @@
+"""Deliberately wrong implementations: each breaks one rule, to show the cases catch it."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+from reference.reader import CardTableReader, Cursor
+from reference.writer import (
+    CardFacts,
+    Description,
+    Entry,
+    Identity,
+    Kind,
+    Observation,
+    Printing,
+    Writer,
+    is_library,
+    zone_kind,
+)
+
+#: Mutant name -> the writer or reader class that breaks one behaviour.
+MUTANTS: dict[str, type[Writer | CardTableReader]] = {}
+
+
+def mutant(name: str) -> Callable[[type], type]:
+    """Register a mutant class under the name `python -m tests.mutants NAME` takes."""
+
+    def register(cls: type) -> type:
+        if name in MUTANTS:
+            raise ValueError(f"mutant {name!r} is registered twice")
+        if not (cls.__doc__ or "").strip():
+            raise ValueError(f"mutant {name!r} needs a one-line docstring")
+        MUTANTS[name] = cls
+        return cls
+
+    return register
+
+
+def entry_points(
+    name: str,
+) -> tuple[Callable[[dict[str, Any]], dict[str, Any]], Callable[[str], dict[str, Any]]]:
+    """A mutant's write and read functions: the broken role, and the reference for the other."""
+    cls = MUTANTS[name]
+    writer_cls = cls if issubclass(cls, Writer) else Writer
+    reader_cls = cls if issubclass(cls, CardTableReader) else CardTableReader
+    return (lambda request: writer_cls(request).run()), (lambda text: reader_cls().read(text))
+
+
+# --------------------------------------------------------------------------- instance IDs
+
+
+@mutant("renew-every-move")
+class RenewEveryMove(Writer):
+    """Gives a card a new ID on every zone change, as decision 0002 chose not to (ID-3, ID-5)."""
+
+    def moving_instance(self, obs: Observation, src: str, dst: str) -> str:
+        iid = super().moving_instance(obs, src, dst)
+        old = self.entries[iid]
+        if old.first_seen == obs.index:
+            return iid
+        self.end(iid)
+        return self.allocate(owner=old.owner, kind=old.kind, index=obs.index)
+
+
+@mutant("renew-face-up")
+class RenewFaceUp(Writer):
+    """Starts a new instance when a card turns face up or transforms (ID-4, VIS-2)."""
+
+    def _renewed(self, obs: Observation) -> str:
+        old = self.entries[self.tracked(obs)]
+        zone = self.zone_of[old.id]
+        self.end(old.id)
+        iid = self.allocate(owner=old.owner, kind=old.kind, index=obs.index)
+        self.place(iid, zone, obs.need("object"))
+        self.describe(iid, obs.description("card"), obs.index)
+        return iid
+
+    def on_turn_face_up(self, obs: Observation) -> str:
+        return self._renewed(obs)
+
+    def on_transform(self, obs: Observation) -> str:
+        return self._renewed(obs)
+
+
+@mutant("game-start-keeps")
+class GameStartKeeps(Writer):
+    """Keeps live IDs across a new game of the match (ID-9, E10)."""
+
+    def on_game_start(self, obs: Observation) -> None:
+        return None
+
+
+@mutant("restart-ends-all")
+class RestartEndsAll(Writer):
+    """Ends the carried cards' IDs at a restart too (ID-9, E11)."""
+
+    def on_restart(self, obs: Observation) -> None:
+        self.end_all(keep=())
+
+
+@mutant("ids-per-game")
+class IdsPerGame(Writer):
+    """Numbers IDs afresh in each game, so an ended ID is assigned again (ID-2)."""
+
+    def on_game_start(self, obs: Observation) -> None:
+        super().on_game_start(obs)
+        self.next_number = 1
+
+
+@mutant("keep-through-mulligan")
+class KeepThroughMulligan(Writer):
+    """Keeps hand and library IDs through a mulligan (ID-8, E2)."""
+
+    def on_mulligan(self, obs: Observation) -> None:
+        obs.need("player")
+
+
+@mutant("own-hand-hidden")
+class OwnHandHidden(Writer):
+    """Ends IDs in the perspective player's own hand as if it were hidden (ID-5)."""
+
+    def loses_track_in(self, zone: str) -> bool:
+        return zone_kind(zone) == "hand"
+
+
+# --------------------------------------------------------------------------- libraries
+
+
+@mutant("keep-through-shuffle")
+class KeepThroughShuffle(Writer):
+    """Keeps library IDs and positions through a shuffle (LIB-2, E1)."""
+
+    def on_shuffle(self, obs: Observation) -> None:
+        self.library_zone(obs)
+
+
+@mutant("keep-through-reorder")
+class KeepThroughReorder(Writer):
+    """Keeps the IDs at positions a reorder made unknown (LIB-3, E3)."""
+
+    def on_reorder(self, obs: Observation) -> None:
+        self.library_zone(obs)
+
+
+@mutant("unknown-position-local")
+class UnknownPositionLocal(Writer):
+    """Ends only the moving card's ID at an unknown library position (LIB-3, LIB-4, E4, E5)."""
+
+    def leave_library(self, obs: Observation, src: str) -> str | None:
+        position = obs.position("from_position")
+        return None if position is None else self.library(src).take(position)
+
+    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
+        if is_library(dst) and obs.position("position") is None:
+            self.end(iid)
+            return
+        super().arrive(iid, obs, dst)
+
+
+@mutant("library-renew")
+class LibraryRenew(Writer):
+    """Ends a card's ID whenever it enters a library, even at a known position (LIB-1)."""
+
+    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
+        if is_library(dst):
+            self.end(iid)
+            return
+        super().arrive(iid, obs, dst)
+
+
+@mutant("library-reveal-renews")
+class LibraryRevealRenews(Writer):
+    """Gives a card revealed at a known library position a fresh ID every time (LIB-1, VIS-2)."""
+
+    def library_card_shown(self, obs: Observation, zone: str) -> str:
+        position = obs.position("position")
+        if position is not None:
+            held = self.library(zone).look(position)
+            if held is not None:
+                self.end(held)
+        return super().library_card_shown(obs, zone)
+
+
+@mutant("handles-in-library")
+class HandlesInLibrary(Writer):
+    """Follows cards in libraries by the source's handles instead of positions (LIB-1, LIB-2)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__(request)
+        self.library_handles: dict[str, str] = {}
+
+    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
+        if is_library(dst):
+            self.library_handles[obs.get("new_object") or obs.need("object")] = iid
+        super().arrive(iid, obs, dst)
+
+    def leave_library(self, obs: Observation, src: str) -> str | None:
+        iid = self.library_handles.pop(obs.need("object"), None)
+        if iid is None:
+            return super().leave_library(obs, src)
+        self.library(src).forget(iid)
+        return iid
+
+
+# ------------------------------------------------------------------ hidden zones and visibility
+
+
+@mutant("ignore-tracking")
+class IgnoreTracking(Writer):
+    """Trusts handles in other players' hands without hidden tracking (HID-1, HID-2, E6, E7)."""
+
+    def loses_track_in(self, zone: str) -> bool:
+        return False
+
+
+@mutant("never-track-hidden")
+class NeverTrackHidden(Writer):
+    """Ends IDs in other players' hands even with hidden tracking (HID-1)."""
+
+    def loses_track_in(self, zone: str) -> bool:
+        return zone_kind(zone) == "hand" and zone != f"hand:{self.perspective}"
+
+
+@mutant("early-reveal")
+class EarlyReveal(Writer):
+    """Dates the identity to the instance's first observation, naming it retroactively (VIS-2)."""
+
+    def revealed_at(self, entry: Entry, index: int) -> int:
+        return entry.first_seen
+
+
+# --------------------------------------------------------------------------- names
+
+
+@mutant("face-name")
+class FaceName(Writer):
+    """Records the name as the source showed it, without the card database (NAME-1, NAME-2)."""
+
+    def resolve(self, description: Description) -> Identity:
+        identity = super().resolve(description)
+        if description.name is None:
+            return identity
+        return replace(identity, name=self.shown_name(description.name))
+
+
+@mutant("front-face-name")
+class FrontFaceName(Writer):
+    """Names a multi-faced card by its front face only (NAME-2)."""
+
+    def oracle_name(self, card: CardFacts) -> str:
+        return card.faces[0] if card.faces else super().oracle_name(card)
+
+
+@mutant("strip-alchemy")
+class StripAlchemy(Writer):
+    """Drops the "A-" prefix of Alchemy rebalanced cards (NAME-4)."""
+
+    def resolve(self, description: Description) -> Identity:
+        identity = super().resolve(description)
+        if identity.name is None:
+            return identity
+        return replace(identity, name=identity.name.removeprefix("A-"))
+
+
+@mutant("last-name-wins")
+class LastNameWins(Writer):
+    """Lets a later description rename a card whose name is already bound (NAME-5)."""
+
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        if identity.name is not None and entry.name is not None:
+            entry = replace(entry, name=identity.name)
+        return super().bind(entry, identity, index)
+
+
+@mutant("copy-renames")
+class CopyRenames(Writer):
+    """Gives a card that becomes a copy the copied card's name (NAME-5)."""
+
+    def on_become_copy(self, obs: Observation) -> str:
+        iid = self.tracked(obs)
+        copy_of = obs.description("copy_of")
+        identity = None if copy_of is None else self.resolve(copy_of)
+        entry = self.entries[iid]
+        if identity is not None and identity.name is not None:
+            revealed_at = obs.index if entry.revealed_at is None else entry.revealed_at
+            self.entries[iid] = replace(entry, name=identity.name, revealed_at=revealed_at)
+        return iid
+
+
+@mutant("meld-joins")
+class MeldJoins(Writer):
+    """Gives the melded permanent its own ID and card-table entry (NAME-3, ID-4)."""
+
+    def on_meld(self, obs: Observation) -> str:
+        card = self.entries[self.tracked(obs)]
+        iid = self.allocate(owner=card.owner, kind="card", index=obs.index)
+        self.place(iid, self.zone_of[card.id], obs.need("permanent"))
+        self.describe(iid, obs.description("melded"), obs.index)
+        return iid
+
+
+@mutant("meld-renames")
+class MeldRenames(Writer):
+    """Renames a card that melds to the melded permanent's name (NAME-3, NAME-5)."""
+
+    def on_meld(self, obs: Observation) -> str:
+        iid = super().on_meld(obs)
+        melded = obs.description("melded")
+        if melded is not None:
+            identity = self.resolve(melded)
+            if identity.name is not None:
+                self.entries[iid] = replace(self.entries[iid], name=identity.name)
+        return iid
+
+
+@mutant("curly-apostrophe")
+class CurlyApostrophe(Writer):
+    """Keeps U+2019 apostrophes as the source showed them (NAME-6)."""
+
+    def shown_name(self, name: str) -> str:
+        return unicodedata.normalize("NFC", name)
+
+
+@mutant("no-nfc")
+class NoNfc(Writer):
+    """Records names without Unicode NFC normalization (NAME-6)."""
+
+    def shown_name(self, name: str) -> str:
+        return name.replace("\u2019", "'")
+
+    def oracle_name(self, card: CardFacts) -> str:
+        return card.name
+
+
+# ------------------------------------------------------------------ printings and source IDs
+
+
+@mutant("no-printing")
+class NoPrinting(Writer):
+    """Never records a printing (PRINT-1)."""
+
+    def recorded_printing(
+        self, description: Description, card: CardFacts | None, mapped: Printing | None
+    ) -> Printing | None:
+        return None
+
+
+@mutant("guess-printing")
+class GuessPrinting(Writer):
+    """Records the card database's first printing when the source showed only a name (PRINT-3)."""
+
+    def recorded_printing(
+        self, description: Description, card: CardFacts | None, mapped: Printing | None
+    ) -> Printing | None:
+        shown = super().recorded_printing(description, card, mapped)
+        if shown is None and card is not None and card.printings:
+            return card.printings[0].printing
+        return shown
+
+
+@mutant("int-collector-number")
+class IntCollectorNumber(Writer):
+    """Strips leading zeros as an integer parse would: "010" -> "10", "2024-01" -> "2024-1" (PRINT-2)."""
+
+    def recorded_printing(
+        self, description: Description, card: CardFacts | None, mapped: Printing | None
+    ) -> Printing | None:
+        printing = super().recorded_printing(description, card, mapped)
+        if printing is None:
+            return None
+        return replace(printing, number=re.sub(r"(?<![0-9])0+(?=[0-9])", "", printing.number))
+
+
+@mutant("db-source-ids")
+class DbSourceIds(Writer):
+    """Records every source ID the database lists for the printing, not the one shown (SRC-1)."""
+
+    def resolve(self, description: Description) -> Identity:
+        identity = super().resolve(description)
+        for card in self.cards:
+            for known in card.printings:
+                if description.source_id in known.source_ids:
+                    return replace(identity, source_ids=known.source_ids)
+        return identity
+
+
+@mutant("source-id-identity")
+class SourceIdIdentity(Writer):
+    """Merges objects that share a source ID into one instance (SRC-2)."""
+
+    def new_card(self, obs: Observation, *, seen_in: str, goes_to: str | None) -> str:
+        card = obs.description("card")
+        if card is not None and card.source_id is not None:
+            for entry in self.entries.values():
+                if card.source_id in entry.source_ids:
+                    return entry.id
+        return super().new_card(obs, seen_in=seen_in, goes_to=goes_to)
+
+
+# ------------------------------------------------------------------ tokens, copies and owners
+
+
+@mutant("token-as-card")
+class TokenAsCard(Writer):
+    """Marks tokens and copies as cards (TOK-1)."""
+
+    def creation_kind(self, kind: Kind) -> Kind:
+        return "card"
+
+
+@mutant("token-survives")
+class TokenSurvives(Writer):
+    """Keeps a token's ID after it leaves the battlefield (TOK-2, E8)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        return entry.kind != "token" and super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-survives")
+class CopySurvives(Writer):
+    """Keeps a spell copy's ID after it leaves the stack (TOK-3, E9)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        if entry.kind == "copy" and src == "stack":
+            return False
+        return super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-ends-on-resolve")
+class CopyEndsOnResolve(Writer):
+    """Ends a permanent-spell copy's ID as it resolves onto the battlefield (TOK-3)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        return (entry.kind == "copy" and src == "stack") or super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("owner-is-controller")
+class OwnerIsController(Writer):
+    """Takes the controller as the owner when the source gives one (OWN-1)."""
+
+    def owner_of_new(self, obs: Observation, seen_in: str, goes_to: str | None) -> str:
+        return obs.get("controller") or super().owner_of_new(obs, seen_in, goes_to)
+
+
+# --------------------------------------------------------------------------- the reader
+
+
+@mutant("reader-lenient")
+class ReaderLenient(CardTableReader):
+    """Accepts unquoted names and repeated instance IDs (TXT-2)."""
+
+    def claim_id(self, iid: str, seen: set[str], lineno: int) -> None:
+        return None
+
+    def name(self, cur: Cursor) -> str | None:
+        if cur.peek() in ('"', "?"):
+            return super().name(cur)
+        start = cur.pos
+        while not cur.at_end and cur.peek() != " ":
+            cur.take()
+        return cur.text[start : cur.pos] or None
+
+
+@mutant("reader-strip")
+class ReaderStrip(CardTableReader):
+    """Strips whitespace around lines instead of rejecting it (TXT-2)."""
+
+    @staticmethod
+    def lines(text: str) -> Iterator[tuple[int, str]]:
+        for lineno, line in CardTableReader.lines(text):
+            yield lineno, line.strip()
+
+
+@mutant("reader-int-number")
+class ReaderIntNumber(CardTableReader):
+    """Parses collector numbers as integers, so "010" becomes "10" (TXT-1, PRINT-2)."""
+
+    def collector_number(self, raw: str) -> str:
+        return str(int(raw)) if raw.isascii() and raw.isdigit() else raw
+
+
+@mutant("reader-drop-unknown-src")
+class ReaderDropUnknownSrc(CardTableReader):
+    """Drops source IDs whose prefix is not registered (TXT-3)."""
+
+    def keeps_source_id(self, source_id: str) -> bool:
+        return source_id.split(":", 1)[0] in ("mtgo", "arena")
+
+
+@mutant("reader-no-unescape")
+class ReaderNoUnescape(CardTableReader):
+    """Returns quoted names with their escapes left in (TXT-1)."""
+
+    def quoted(self, cur: Cursor) -> str:
+        return super().quoted(cur).replace("\\", "\\\\").replace('"', '\\"')
