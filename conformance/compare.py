@@ -9,8 +9,10 @@ from typing import Any
 from conformance.cardtable import CardEntry, normalize_name, normalize_printing
 from conformance.cases import Case, ReaderExpectation, WriterExpectation
 
-#: Families whose rules speak about identity; an ID divergence cites the case's first such rule.
-_IDENTITY_FAMILIES = ("ID", "LIB", "HID", "TOK", "SRC", "VIS", "NAME")
+#: Observation types that change a card without moving it (ID-4).
+_IN_PLACE = ("transform", "turn_face_up", "become_copy", "meld")
+#: Observations that end IDs, and the rule saying so (the ending-events table).
+_ENDINGS = {"shuffle": "LIB-2", "mulligan": "ID-8", "reorder": "LIB-3", "game_start": "ID-9", "restart": "ID-9"}
 #: Observations shown before and after the one where assignments diverge.
 _WINDOW = 2
 
@@ -135,12 +137,11 @@ def _match_ids(
             continue
         known = to_actual.get(label)
         if known is not None and known != actual:
-            return _divergence(
-                case,
-                index,
+            what = (
                 f"split: expected instance {label!r} (ID {known!r} so far) was given a new ID "
-                f"{actual!r}; it should have been kept",
+                f"{actual!r}; it should have been kept"
             )
+            return _divergence(case, index, what, _keep_rule(case, index))
         owner = to_label.get(actual)
         if owner is not None and owner != label:
             if last[owner] < index and first[label] == index:
@@ -149,21 +150,68 @@ def _match_ids(
                     f"observation #{last[owner]}) was used again for a new instance {label!r}; "
                     "that ID should have ended"
                 )
+                rule = _ending_rule(case, last[owner], index)
             else:
                 what = (
                     f"merged: expected instances {owner!r} and {label!r} are two instances, "
                     f"but both were given ID {actual!r}"
                 )
-            return _divergence(case, index, what)
+                shared = set(expectation.instances[owner].source_ids) & set(
+                    expectation.instances[label].source_ids
+                )
+                rule = "SRC-2" if shared else "ID-7"
+            return _divergence(case, index, what, rule)
         to_actual[label] = actual
         to_label[actual] = label
     return to_actual
 
 
-def _divergence(case: Case, index: int, what: str) -> Difference:
+def _keep_rule(case: Case, index: int) -> str:
+    """The rule that says the card keeps its ID at this observation."""
+    observation = case.observations[index]
+    kind = observation["type"]
+    if kind in _IN_PLACE:
+        return "ID-4"
+    zones = [observation.get(key, "") for key in ("from", "to", "zone")]
+    perspective = case.request["perspective"]
+    if any(zone.startswith("library:") for zone in zones):
+        return "LIB-1"
+    if any(zone.startswith("hand:") and zone != f"hand:{perspective}" for zone in zones):
+        return "HID-1"
+    if any(zone == f"hand:{perspective}" for zone in zones):
+        return "ID-5"
+    if observation.get("face_down"):
+        return "HID-3"
+    if kind == "move":
+        return "ID-3"
+    return "ID-6"
+
+
+def _ending_rule(case: Case, last_seen: int, index: int) -> str:
+    """The rule that ended an ID between its last observation and its wrongful reuse."""
+    observations = case.observations
+    for between in range(last_seen + 1, index):
+        rule = _ENDINGS.get(observations[between]["type"])
+        if rule is not None:
+            return rule
+    ended = observations[last_seen]
+    to = ended.get("to", "")
+    if to.startswith("hand:") and to != f"hand:{case.request['perspective']}":
+        return "HID-1"
+    if to.startswith("library:"):
+        return "LIB-3"
+    if ended["type"] == "create_token" or ended.get("from") == "battlefield":
+        return "TOK-2"
+    if ended["type"] == "create_copy" or ended.get("from") == "stack":
+        return "TOK-3"
+    return "ID-7"
+
+
+def _divergence(case: Case, index: int, what: str, derived: str) -> Difference:
+    """A divergence cites the case's own rule hint for the observation, else the derived rule."""
     expectation = case.expectation
     assert isinstance(expectation, WriterExpectation)
-    rule = expectation.rule_hints[index] or _case_rule(case, _IDENTITY_FAMILIES) or case.rules[0]
+    rule = expectation.rule_hints[index] or derived
     return Difference(
         rule=rule,
         message=f"observation #{index} ({describe(case.observations[index])}): {what}",

@@ -16,7 +16,7 @@ from conformance.outcome import (
     Skipped,
     status,
 )
-from conformance.report import summary, verdict
+from conformance.report import failure_level, summary, verdict
 from conformance.spec import Level, Spec
 
 
@@ -70,15 +70,22 @@ def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: 
         case = cases.get(outcome.case_id)
         if case is None:
             continue
-        for family in sorted({rule.split("-", 1)[0] for rule in case.rules}):
-            table[(family, case.level.name)][status(outcome)] += 1
+        level = failure_level(outcome)
+        word = {None: status(outcome), Level.MUST: "failing", Level.SHOULD: "warning"}.get(level, "other")
+        for row in sorted({(rule.split("-", 1)[0], spec.rule(rule).level.name) for rule in case.rules}):
+            table[row][word] += 1
+            table[row]["total"] += 1
     if table:
-        lines.append("by rule family and level:")
-        for (family, level), row in sorted(table.items()):
-            total = sum(row.values())
+        lines.append("by rule family and level (cases citing a rule of that family and level):")
+        for (family, level_name), row in sorted(table.items()):
+            extra = ", ".join(
+                f"{row[word]} {word}"
+                for word in ("failing", "warning", "errored", "skipped", "expected-failure")
+                if row[word]
+            )
             lines.append(
-                f"  {family:<6} {level:<6} {row['passed']:>3}/{total:<3} passed"
-                + (f", {total - row['passed']} not" if total != row["passed"] else "")
+                f"  {family:<6} {level_name:<6} {row['passed']:>3}/{row['total']:<3} passed"
+                + (f", {extra}" if extra else "")
             )
     v = verdict(outcomes)
     if v.conforming:

@@ -43,6 +43,8 @@ class RunInfo:
     mode: str = "per-case"
     interrupted: bool = False
     rerun: Mapping[str, str] = field(default_factory=dict)
+    known_failures_file: str | None = None
+    known_failure_problems: tuple[str, ...] = ()
 
 
 def failure_level(outcome: Outcome) -> Level | None:
@@ -114,6 +116,8 @@ def to_json(
             "must_failures": v.must_failures,
             "should_failures": v.should_failures,
             "known_failures_used": list(v.known_failures_used),
+            "known_failures_file": info.known_failures_file,
+            "known_failure_problems": list(info.known_failure_problems),
         },
         "results": result_list,
     }
@@ -134,13 +138,14 @@ def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
                         "level": lv.name,
                         "message": d.message,
                         "observation": d.observation,
+                        "context": list(d.context),
                     }
                     for d, lv in zip(differences, levels, strict=True)
                 ],
                 "seconds": round(seconds, 6),
             }
-        case Errored(level=level, reason=reason, seconds=seconds):
-            return {"level": level.name, "message": reason, "seconds": round(seconds, 6)}
+        case Errored(level=level, reason=reason, stderr=stderr, seconds=seconds):
+            return {"level": level.name, "message": reason, "stderr": stderr, "seconds": round(seconds, 6)}
         case Skipped(reason=reason) | CaseBug(reason=reason):
             return {"message": reason}
         case ExpectedFailure(failure=failure, reason=reason):

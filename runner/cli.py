@@ -11,6 +11,7 @@ Exit codes (documented in README.md):
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import shlex
 import sys
@@ -19,6 +20,9 @@ from enum import IntEnum
 from pathlib import Path
 
 from conformance import console, report, suite
+from conformance.junit import to_junit
+from conformance.known import apply_known_failures, load_known_failures
+from conformance.markdown import to_markdown
 from conformance.cases import Corpus, case_files, load_corpus
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.lint import lint
@@ -26,7 +30,9 @@ from conformance.outcome import CaseBug, Outcome
 from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute
+from runner.failures import save_failures
 from runner.process import split_command
+from runner.progress import Progress
 
 
 
@@ -61,7 +67,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--isolate", action="store_true", help="one process per case")
     run.add_argument("--timeout-multiplier", type=float, default=1.0, metavar="X")
     run.add_argument("-j", "--jobs", default="1", metavar="N", help="parallel workers, or 'auto'")
-    run.add_argument("--report-json", type=Path, metavar="PATH")
+    run.add_argument("--report-json", type=Path, metavar="PATH", help="write the JSON report")
+    run.add_argument("--junit", type=Path, metavar="PATH", help="write a JUnit XML report")
+    run.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary")
+    run.add_argument("--save-failures", type=Path, metavar="DIR",
+                     help="keep the request, raw output and diff of each failure in DIR/<case>/")
+    run.add_argument("--expect", type=Path, metavar="PATH", help="known-failure file for this implementation")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
 
     listing = commands.add_parser("list", help="list the selected cases without running them")
@@ -174,6 +185,7 @@ def _run(args: argparse.Namespace) -> int:
     argv = tuple(split_command(args.impl)) if args.impl else execute.REFERENCE_ARGV
     if args.timeout_multiplier <= 0:
         raise UsageError("--timeout-multiplier must be positive")
+    known = load_known_failures(args.expect) if args.expect else None
     options = execute.Options(
         argv=argv,
         isolate=args.isolate,
@@ -186,29 +198,48 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
     cases_by_id = {case.id: case for case in corpus.cases}
     rerun = {case.id: _rerun_command(args, case.id) for case in selected}
-    execution = execute.run_cases(selected, options, spec)
+    progress = Progress(len(selected))
+    try:
+        execution = execute.run_cases(selected, options, spec, progress=progress)
+    finally:
+        progress.close()
     bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in corpus.bugs]
-    outcomes = [*bugs, *execution.outcomes]
+    outcomes: Sequence[Outcome] = [*bugs, *execution.outcomes]
+    problems: tuple[str, ...] = ()
+    if known is not None:
+        applied = apply_known_failures(known, outcomes, cases_by_id.keys(), datetime.date.today())
+        outcomes, problems = applied.outcomes, applied.problems
     if execution.fallback_reason:
         print(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
     for outcome in outcomes:
         for line in console.failure_lines(outcome, rerun.get(outcome.case_id), verbose=not args.quiet):
             print(line)
+    for problem in problems:
+        print(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(outcomes, cases_by_id, spec):
         print(line)
+    info = report.RunInfo(
+        command=args.impl or "cardid reference",
+        spec_version=spec.version,
+        cases_dir=str(args.cases),
+        name=execution.hello.name if execution.hello else None,
+        version=execution.hello.version if execution.hello else None,
+        mode=execution.mode,
+        rerun=rerun,
+        known_failures_file=str(args.expect) if args.expect else None,
+        known_failure_problems=problems,
+    )
     if args.report_json:
-        info = report.RunInfo(
-            command=args.impl or "cardid reference",
-            spec_version=spec.version,
-            cases_dir=str(args.cases),
-            name=execution.hello.name if execution.hello else None,
-            version=execution.hello.version if execution.hello else None,
-            mode=execution.mode,
-            rerun=rerun,
-        )
         data = report.to_json(outcomes, cases_by_id, info, spec)
         _write_atomically(args.report_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    return Exit.OK if report.verdict(outcomes).conforming else Exit.FAILED
+    if args.junit:
+        _write_atomically(args.junit, to_junit(outcomes, cases_by_id, rerun).decode())
+    if args.markdown:
+        _write_atomically(args.markdown, to_markdown(outcomes, cases_by_id, info, spec))
+    if args.save_failures:
+        save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
+    conforming = report.verdict(outcomes).conforming
+    return Exit.OK if conforming and not problems else Exit.FAILED
 
 
 def _rerun_command(args: argparse.Namespace, case_id: str) -> str:

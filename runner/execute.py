@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -39,6 +39,7 @@ class Execution:
     """The outcomes in case order, and what the run learnt about the implementation."""
 
     outcomes: tuple[Outcome, ...]
+    answers: Mapping[str, Answer]
     hello: Hello | None
     mode: str
     fallback_reason: str | None = None
@@ -55,6 +56,10 @@ class Worker:
 
     def outcome(self, case: Case) -> Outcome:
         """Run one case; a crash in persistent mode is retried once in a fresh process."""
+        return self.run(case)[0]
+
+    def run(self, case: Case) -> tuple[Outcome, Answer]:
+        """Run one case: its outcome, and the implementation's raw answer."""
         first = self._answer(case)
         outcome = judge(case, first, self._spec)
         if isinstance(first, Crashed) and not self._isolate:
@@ -66,7 +71,7 @@ class Worker:
                 else "only after earlier cases: a fresh process did not crash"
             )
             outcome = _annotate(outcome, note)
-        return outcome
+        return outcome, first
 
     def _answer(self, case: Case) -> Answer:
         options = self._options
@@ -112,15 +117,19 @@ def run_cases(
     workers: list[Worker] = []
     lock = threading.Lock()
 
+    answers: dict[str, Answer] = {}
+
     def one(case: Case) -> Outcome:
         worker = getattr(local, "worker", None)
         if worker is None:
             worker = local.worker = Worker(options, spec, isolate=isolate)
             with lock:
                 workers.append(worker)
-        outcome = worker.outcome(case)
-        if progress is not None:
-            progress(outcome)
+        outcome, answer = worker.run(case)
+        with lock:
+            answers[case.id] = answer
+            if progress is not None:
+                progress(outcome)
         return outcome
 
     try:
@@ -134,6 +143,7 @@ def run_cases(
             worker.close()
     return Execution(
         outcomes=tuple(outcomes),
+        answers=answers,
         hello=hello,
         mode="per-case" if isolate else "persistent",
         fallback_reason=fallback,

@@ -1,0 +1,55 @@
+"""The JUnit XML report: one testcase per case run, the format CI systems read."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+
+from conformance.cases import Case
+from conformance.console import failure_lines
+from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome, Passed, Skipped
+from conformance.report import summary
+
+
+def to_junit(
+    outcomes: Sequence[Outcome], cases: Mapping[str, Case], rerun: Mapping[str, str]
+) -> bytes:
+    """Render the outcomes as a JUnit XML document (one testsuite)."""
+    counts = summary(outcomes)
+    suite = ET.Element(
+        "testsuite",
+        name="cardid",
+        tests=str(counts["total"]),
+        failures=str(counts["failed"]),
+        errors=str(counts["errored"] + counts["case_bugs"]),
+        skipped=str(counts["skipped"] + counts["expected_failures"]),
+        time=f"{sum(getattr(o, 'seconds', 0.0) for o in outcomes):.3f}",
+    )
+    for outcome in outcomes:
+        case = cases.get(outcome.case_id)
+        element = ET.SubElement(
+            suite,
+            "testcase",
+            classname=f"cardid.{case.role}" if case else "cardid.case-bug",
+            name=outcome.case_id,
+            time=f"{getattr(outcome, 'seconds', 0.0):.3f}",
+        )
+        text = "\n".join(failure_lines(outcome, rerun.get(outcome.case_id)))
+        match outcome:
+            case Passed():
+                pass
+            case Failed(differences=differences):
+                first = differences[0]
+                failure = ET.SubElement(
+                    element, "failure", message=f"[{first.rule}] {first.message}", type=outcome.level.name
+                )
+                failure.text = text
+            case Errored(reason=reason):
+                ET.SubElement(element, "error", message=reason, type="errored").text = text
+            case CaseBug(reason=reason):
+                ET.SubElement(element, "error", message=reason, type="case-bug").text = text
+            case Skipped(reason=reason):
+                ET.SubElement(element, "skipped", message=reason)
+            case ExpectedFailure(reason=reason):
+                ET.SubElement(element, "skipped", message=f"known failure: {reason}").text = text
+    return ET.tostring(suite, encoding="utf-8", xml_declaration=True)

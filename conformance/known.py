@@ -1,0 +1,109 @@
+"""Known-failure files: per implementation, strict, with expiry dates (schema/expect.schema.json)."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance import schemas, yamlfile
+from conformance.errors import CaseError, UsageError
+from conformance.outcome import Errored, ExpectedFailure, Failed, Outcome, Passed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnownFailure:
+    """One entry: a case this implementation is known to fail, and why."""
+
+    case: str
+    reason: str
+    issue: str | None = None
+    expires: datetime.date | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KnownFailures:
+    """A known-failure file, loaded."""
+
+    path: Path
+    implementation: str
+    entries: tuple[KnownFailure, ...]
+
+
+def load_known_failures(path: Path) -> KnownFailures:
+    """Read and validate a known-failure file (YAML or JSON)."""
+    try:
+        data = yamlfile.load(path)
+    except CaseError as exc:
+        raise UsageError(f"known-failure file {exc.message}") from None
+    if isinstance(data, dict):
+        for entry in data.get("known_failures") or ():
+            if isinstance(entry, dict) and isinstance(entry.get("expires"), datetime.date):
+                entry["expires"] = entry["expires"].isoformat()  # YAML reads unquoted dates as dates
+    problem = schemas.first_problem("expect", data)
+    if problem is not None:
+        line = yamlfile.line_of(path, problem.location)
+        where = f"{path}:{line}" if line else str(path)
+        raise UsageError(
+            f"{where}: {problem.where()}: {problem.message}", hint="see schema/expect.schema.json"
+        )
+    entries = []
+    seen: set[str] = set()
+    for index, raw in enumerate(data["known_failures"]):
+        if raw["case"] in seen:
+            line = yamlfile.line_of(path, ("known_failures", index))
+            raise UsageError(f"{path}:{line}: case {raw['case']} is listed twice")
+        seen.add(raw["case"])
+        try:
+            expires = datetime.date.fromisoformat(raw["expires"]) if "expires" in raw else None
+        except ValueError:
+            line = yamlfile.line_of(path, ("known_failures", index, "expires"))
+            raise UsageError(f"{path}:{line}: expires {raw['expires']!r} is not a date") from None
+        entries.append(
+            KnownFailure(case=raw["case"], reason=raw["reason"], issue=raw.get("issue"), expires=expires)
+        )
+    return KnownFailures(path=path, implementation=data["implementation"], entries=tuple(entries))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Applied:
+    """Outcomes with known failures marked, and every way the file itself is wrong."""
+
+    outcomes: tuple[Outcome, ...]
+    problems: tuple[str, ...]
+
+
+def apply_known_failures(
+    known: KnownFailures,
+    outcomes: Sequence[Outcome],
+    corpus_ids: Collection[str],
+    today: datetime.date,
+) -> Applied:
+    """Mark listed failures as expected; a listed pass, unknown case or expired entry is a problem."""
+    by_case = {entry.case: entry for entry in known.entries}
+    problems = []
+    for entry in known.entries:
+        if entry.case not in corpus_ids:
+            problems.append(f"{known.path}: {entry.case} is not a case of the corpus")
+        elif entry.expires is not None and entry.expires < today:
+            problems.append(
+                f"{known.path}: the entry for {entry.case} expired on {entry.expires.isoformat()}"
+            )
+    marked: list[Outcome] = []
+    for outcome in outcomes:
+        entry = by_case.get(outcome.case_id)
+        expired = entry is not None and entry.expires is not None and entry.expires < today
+        if entry is None or expired:
+            marked.append(outcome)
+        elif isinstance(outcome, Failed | Errored):
+            marked.append(ExpectedFailure(case_id=outcome.case_id, failure=outcome, reason=entry.reason))
+        elif isinstance(outcome, Passed):
+            problems.append(
+                f"{known.path}: {entry.case} is listed as a known failure but passed; "
+                "remove the entry"
+            )
+            marked.append(outcome)
+        else:
+            marked.append(outcome)
+    return Applied(outcomes=tuple(marked), problems=tuple(problems))

@@ -1,0 +1,59 @@
+"""The Markdown report: a short summary suited to a CI job's summary page."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from conformance.cases import Case
+from conformance.console import summary_lines
+from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome
+from conformance.report import RunInfo, summary, verdict
+from conformance.spec import Spec
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(
+    outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo, spec: Spec
+) -> str:
+    """Render the run as Markdown: verdict, counts, and a table of cases that did not pass."""
+    v = verdict(outcomes)
+    counts = summary(outcomes)
+    name = info.name or info.command
+    icon = "✅" if v.conforming and not info.known_failure_problems else "❌"
+    lines = [
+        f"## {icon} card-identity conformance: {_cell(name)}"
+        + (f" {info.version}" if info.version else ""),
+        "",
+        f"Spec {spec.version}, {counts['total']} cases, {info.mode} mode"
+        + (" (interrupted)" if info.interrupted else "")
+        + ".",
+        "",
+        "| passed | failed | errored | skipped | known failures | case bugs |",
+        "|---|---|---|---|---|---|",
+        f"| {counts['passed']} | {counts['failed']} | {counts['errored']} | {counts['skipped']} "
+        f"| {counts['expected_failures']} | {counts['case_bugs']} |",
+        "",
+    ]
+    rows = []
+    for outcome in outcomes:
+        match outcome:
+            case Failed(level=level, differences=differences):
+                first = differences[0]
+                rows.append((outcome.case_id, level.name, first.rule, first.message))
+            case Errored(level=level, reason=reason):
+                rows.append((outcome.case_id, level.name, "errored", reason))
+            case CaseBug(reason=reason):
+                rows.append((outcome.case_id, "-", "case bug", reason))
+            case ExpectedFailure(reason=reason):
+                rows.append((outcome.case_id, "-", "known failure", reason))
+    if rows:
+        lines += ["| case | level | rule | what |", "|---|---|---|---|"]
+        lines += [f"| `{case_id}` | {level} | {rule} | {_cell(what)} |" for case_id, level, rule, what in rows]
+        lines.append("")
+    for problem in info.known_failure_problems:
+        lines.append(f"- ❌ known-failure file: {_cell(problem)}")
+    lines += ["```", *summary_lines(outcomes, cases, spec), "```", ""]
+    return "\n".join(lines)
