@@ -9,6 +9,8 @@ from typing import Any
 from conformance.cardtable import CardEntry, normalize_name, normalize_printing
 from conformance.cases import Case, ReaderExpectation, WriterExpectation
 
+#: Rule families about instance identity: a case's hint from these may name an ID divergence.
+_IDENTITY_FAMILIES = ("ID", "LIB", "HID", "TOK", "SRC", "VIS")
 #: Observation types that change a card without moving it (ID-4).
 _IN_PLACE = ("transform", "turn_face_up", "become_copy", "meld")
 #: Observations that end IDs, and the rule saying so (the ending-events table).
@@ -208,10 +210,11 @@ def _ending_rule(case: Case, last_seen: int, index: int) -> str:
 
 
 def _divergence(case: Case, index: int, what: str, derived: str) -> Difference:
-    """A divergence cites the case's own rule hint for the observation, else the derived rule."""
+    """A divergence cites the case's identity-rule hint for the observation, else the derived rule."""
     expectation = case.expectation
     assert isinstance(expectation, WriterExpectation)
-    rule = expectation.rule_hints[index] or derived
+    hint = expectation.rule_hints[index]
+    rule = hint if hint and hint.split("-", 1)[0] in _IDENTITY_FAMILIES else derived
     return Difference(
         rule=rule,
         message=f"observation #{index} ({describe(case.observations[index])}): {what}",

@@ -1,0 +1,225 @@
+"""The runner against fake implementations: renamings pass, merges and splits fail where they
+diverge, every mode gives the same results, crashes are classified, reports are well formed."""
+
+from __future__ import annotations
+
+import json
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import schemas
+from runner.cli import Exit, main
+from tests.conftest import ROOT
+
+FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+
+
+def fake(behaviour: str, arg: str = "") -> str:
+    """The --impl command for a fake implementation."""
+    return f"{sys.executable} {FAKE} {behaviour} {arg}".strip()
+
+
+def run(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """Run `cardid run` with a JSON report; return the exit code and the report."""
+    report = tmp_path / "report.json"
+    code = main(["run", "--report-json", str(report), *args])
+    return code, json.loads(report.read_text(encoding="utf-8"))
+
+
+def statuses(report: dict[str, Any]) -> dict[str, str]:
+    """Case ID -> status."""
+    return {result["case"]: result["status"] for result in report["results"]}
+
+
+@pytest.fixture(scope="module")
+def reference_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The report of the corpus against the bundled reference."""
+    code, report = run(tmp_path_factory.mktemp("ref"))
+    assert code == Exit.OK
+    return report
+
+
+def test_reference_passes_every_case_and_the_report_validates(reference_report: dict[str, Any]) -> None:
+    """The reference conforms, with at least 25 cases, and the report fits its schema."""
+    summary = reference_report["summary"]
+    assert summary["total"] >= 25
+    assert summary["passed"] == summary["total"]
+    assert reference_report["verdict"]["conforming"] is True
+    assert reference_report["implementation"]["mode"] == "persistent"
+    assert schemas.first_problem("report", reference_report) is None
+
+
+def test_consistent_renaming_passes_exactly_what_the_reference_passes(
+    tmp_path: Path, reference_report: dict[str, Any]
+) -> None:
+    """An implementation renaming every ID of the reference's answers gets the same statuses."""
+    code, report = run(tmp_path, "--impl", fake("rename"))
+    assert code == Exit.OK
+    assert statuses(report) == statuses(reference_report)
+
+
+@pytest.mark.parametrize(("behaviour", "word"), [("merge", "merged"), ("split", "split")])
+def test_merge_and_split_fail_naming_the_observation(tmp_path: Path, behaviour: str, word: str) -> None:
+    """Merging two instances, or splitting one, fails cases with a message naming the observation."""
+    code, report = run(tmp_path, "--impl", fake(behaviour))
+    assert code == Exit.FAILED
+    failed = [r for r in report["results"] if r["status"] == "failed"]
+    assert failed
+    messages = [d["message"] for r in failed for d in r["differences"]]
+    assert any(word in m for m in messages) or word == "merged" and any("reused" in m for m in messages)
+    for result in failed:
+        first = result["differences"][0]
+        assert first["observation"] is not None
+        assert first["message"].startswith(f"observation #{first['observation']} (")
+        assert first["rule"] in result["rules"] or first["rule"].split("-")[0] in {
+            "ID", "LIB", "HID", "TOK", "SRC", "VIS"
+        }
+
+
+def test_renew_every_move_mutant_fails_with_rule_and_observation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The alternative decision 0002 rejects (a new ID on every move) fails, citing ID-3 at a move."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    code, report = run(tmp_path, "--impl", f"{sys.executable} -m tests.mutants renew-every-move")
+    assert code == Exit.FAILED
+    differences = [d for r in report["results"] for d in r.get("differences", [])]
+    assert any(d["rule"] == "ID-3" and "split" in d["message"] and d["observation"] for d in differences)
+
+
+@pytest.mark.parametrize("behaviour", ["rename", "merge"])
+def test_modes_and_parallelism_give_identical_results(tmp_path: Path, behaviour: str) -> None:
+    """Persistent mode, --isolate and -j 2 give the same status and first difference per case."""
+
+    def digest(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+        return [(r["case"], r["status"], r.get("message", "")) for r in report["results"]]
+
+    _, persistent = run(tmp_path, "--impl", fake(behaviour))
+    _, isolated = run(tmp_path, "--impl", fake(behaviour), "--isolate")
+    _, parallel = run(tmp_path, "--impl", fake(behaviour), "-j", "2")
+    assert isolated["implementation"]["mode"] == "per-case"
+    assert digest(persistent) == digest(isolated) == digest(parallel)
+
+
+def test_implementation_without_persistent_mode_falls_back(tmp_path: Path) -> None:
+    """An implementation that refuses the handshake is run one process per case, and passes."""
+    code, report = run(tmp_path, "--impl", fake("per-case-only"), "--role", "reader")
+    assert code == Exit.OK
+    assert report["implementation"]["mode"] == "per-case"
+
+
+def test_unsupported_role_is_skipped_not_failed(tmp_path: Path) -> None:
+    """A writer-only implementation has its reader cases skipped and still conforms."""
+    code, report = run(tmp_path, "--impl", fake("writer-only"))
+    assert code == Exit.OK
+    reader = [r for r in report["results"] if r["role"] == "reader"]
+    assert reader and all(r["status"] == "skipped" for r in reader)
+
+
+def test_crash_after_earlier_cases_is_told_apart_from_a_real_crash(tmp_path: Path) -> None:
+    """A crash that a fresh process does not repeat is reported as state left by earlier cases."""
+    _, leaky = run(tmp_path, "--impl", fake("leaky", "3"), "--role", "reader")
+    _, crashing = run(tmp_path, "--impl", fake("crash-always"), "--role", "reader", "--case", "reader-unknown-name")
+    leaked = [r for r in leaky["results"] if r["status"] == "errored"]
+    assert leaked and all("only after earlier cases" in r["message"] for r in leaked)
+    assert [r["status"] for r in leaky["results"]].count("passed") > len(leaked)
+    [crash] = crashing["results"]
+    assert crash["status"] == "errored"
+    assert "crashes in a fresh process too" in crash["message"]
+
+
+def test_hang_times_out_and_the_run_goes_on(tmp_path: Path) -> None:
+    """A hanging implementation is errored with a timeout after the multiplied limit."""
+    code, report = run(
+        tmp_path, "--impl", fake("hang"), "--case", "reader-unknown-name", "--timeout-multiplier", "0.05"
+    )
+    assert code == Exit.FAILED
+    [result] = report["results"]
+    assert result["status"] == "errored"
+    assert "timed out after 0.5 s" in result["message"]
+
+
+def test_slow_start_is_not_charged_to_the_first_case(tmp_path: Path) -> None:
+    """A start slower than one case's timeout but within the handshake allowance passes."""
+    code, report = run(
+        tmp_path, "--impl", fake("slow-start", "1"), "--role", "reader", "--timeout-multiplier", "0.05"
+    )
+    assert code == Exit.OK, report["results"]
+    assert report["implementation"]["mode"] == "persistent"
+
+
+@pytest.mark.parametrize("behaviour", ["garbage", "wrong-seq"])
+def test_protocol_breaches_are_errors_not_answers(tmp_path: Path, behaviour: str) -> None:
+    """Non-JSON output or a wrong seq makes the case errored, never passed."""
+    code, report = run(tmp_path, "--impl", fake(behaviour), "--case", "reader-unknown-name")
+    assert code == Exit.FAILED
+    assert statuses(report) == {"reader-unknown-name": "errored"}
+
+
+def test_stderr_noise_is_not_a_failure(tmp_path: Path) -> None:
+    """Diagnostics on stderr never fail a case."""
+    code, report = run(tmp_path, "--impl", fake("stderr-noise"), "--role", "reader")
+    assert code == Exit.OK
+    assert set(statuses(report).values()) == {"passed"}
+
+
+def test_junit_has_one_testcase_per_case_and_markdown_a_verdict(tmp_path: Path) -> None:
+    """--junit writes parseable XML with one testcase per case run; --markdown a summary."""
+    junit, markdown = tmp_path / "junit.xml", tmp_path / "summary.md"
+    code = main(["run", "--impl", fake("merge"), "--junit", str(junit), "--markdown", str(markdown)])
+    assert code == Exit.FAILED
+    root = ET.parse(junit).getroot()
+    cases = root.findall("testcase")
+    assert len(cases) == int(root.get("tests", "0")) == len({c.get("name") for c in cases})
+    assert len(root.findall("testcase/failure")) == int(root.get("failures", "-1")) > 0
+    text = markdown.read_text(encoding="utf-8")
+    assert text.startswith("## ❌ card-identity conformance")
+    assert "NOT CONFORMING" in text
+
+
+def test_failure_carries_a_rerun_command_and_saved_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each failure prints a one-line rerun command, and --save-failures keeps request and output."""
+    saved = tmp_path / "failures"
+    main(["run", "--impl", fake("split"), "--save-failures", str(saved), "--case", "flicker-keeps-id"])
+    out = capsys.readouterr().out
+    rerun = next(line.strip() for line in out.splitlines() if line.strip().startswith("rerun:"))
+    assert rerun.endswith("--case flicker-keeps-id")
+    folder = saved / "flicker-keeps-id"
+    request = json.loads((folder / "request.json").read_text(encoding="utf-8"))
+    assert request["role"] == "writer" and "expect" not in json.dumps(request)
+    assert json.loads((folder / "output").read_text(encoding="utf-8"))["assignments"]
+    assert "split" in (folder / "failure.txt").read_text(encoding="utf-8")
+
+
+def test_selection_and_list_agree(capsys: pytest.CaptureFixture[str]) -> None:
+    """`cardid list` prints exactly the cases a selection picks, in case-ID order."""
+    assert main(["list", "--rule", "LIB", "--role", "writer"]) == Exit.OK
+    listed = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert listed and all("LIB-" in row[3] and row[1] == "writer" for row in listed)
+    assert [row[0] for row in listed] == sorted(row[0] for row in listed)
+    assert main(["list", "--cr", "701.24", "--case", "shuffle-*"]) == Exit.OK
+    assert all(line.startswith("shuffle-") for line in capsys.readouterr().out.splitlines())
+
+
+def test_usage_errors_exit_2_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that cannot start, or a selection matching nothing, exits 2 without a traceback."""
+    assert main(["run", "--impl", "/nonexistent/impl"]) == Exit.USAGE
+    assert capsys.readouterr().err.startswith("error: cannot start implementation")
+    assert main(["run", "--case", "no-such-case"]) == Exit.USAGE
+    assert "hint:" in capsys.readouterr().err
+
+
+def test_python_dash_m_runner_is_the_cli() -> None:
+    """`python -m runner` behaves as `cardid`."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "runner", "list", "--case", "keep-through-public-zones"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )
+    assert done.returncode == 0
+    assert done.stdout.startswith("keep-through-public-zones\twriter\tMUST")
