@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.cases import Case
+from conformance.compare import Difference
 from conformance.outcome import (
     CaseBug,
     Errored,
@@ -152,3 +153,40 @@ def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
             inner = _details(failure, spec)
             inner["message"] = f"known failure ({reason}): {inner.get('message', '')}"
             return inner
+
+
+def outcomes_from_json(data: Mapping[str, Any]) -> dict[str, Outcome]:
+    """The finished outcomes a (partial) report holds, by case ID, for resuming a run.
+
+    Known failures and case bugs are left out: a resumed run decides those afresh.
+    """
+    outcomes: dict[str, Outcome] = {}
+    for result in data["results"]:
+        case_id, word = result["case"], result["status"]
+        seconds = float(result.get("seconds", 0.0))
+        match word:
+            case "passed":
+                outcomes[case_id] = Passed(case_id=case_id, seconds=seconds)
+            case "failed":
+                differences = tuple(
+                    Difference(
+                        rule=d["rule"],
+                        message=d["message"],
+                        observation=d.get("observation"),
+                        context=tuple(d.get("context", ())),
+                    )
+                    for d in result["differences"]
+                )
+                levels = tuple(Level[d["level"]] for d in result["differences"])
+                outcomes[case_id] = Failed(
+                    case_id=case_id, level=max(levels), differences=differences, levels=levels,
+                    seconds=seconds,
+                )
+            case "errored":
+                outcomes[case_id] = Errored(
+                    case_id=case_id, level=Level[result["level"]], reason=result.get("message", ""),
+                    stderr=result.get("stderr", ""), seconds=seconds,
+                )
+            case "skipped":
+                outcomes[case_id] = Skipped(case_id=case_id, reason=result.get("message", ""))
+    return outcomes

@@ -17,10 +17,13 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 #: A case file is a few kilobytes; anything this large is a mistake or an attack.
 MAX_BYTES = 1_000_000
+#: libyaml's composer recurses in C and crashes the interpreter on deep nesting, so a text
+#: that might nest deeper than this goes to the pure-Python loader, which fails cleanly.
+_C_LOADER_MAX_DEPTH = 1000
 
 
-class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
-    """The safe loader, refusing duplicate keys and aliases (which case files never need)."""
+class _StrictChecks:
+    """Refuses duplicate keys, merge keys and aliases, which case files never need."""
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
         if node in self.constructed_objects:
@@ -41,6 +44,20 @@ class _StrictLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
+class _FastLoader(_StrictChecks, _BaseLoader):  # type: ignore[misc, valid-type]
+    """The strict loader on libyaml, for texts that cannot nest deeply."""
+
+
+class _SafeDepthLoader(_StrictChecks, yaml.SafeLoader):
+    """The strict loader in pure Python, which turns deep nesting into a RecursionError."""
+
+
+def _max_depth_bound(text: str) -> int:
+    """An upper bound of the text's nesting depth: every level needs a bracket or a column."""
+    longest = max((len(line) for line in text.splitlines()), default=0)
+    return text.count("[") + text.count("{") + longest
+
+
 class _Refused(yaml.YAMLError):
     def __init__(self, message: str, node: yaml.Node) -> None:
         super().__init__(message)
@@ -51,18 +68,20 @@ class _Refused(yaml.YAMLError):
 def load(path: Path) -> Any:
     """Load one YAML file as plain data, or raise CaseError naming the file and line."""
     try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise CaseError(path, f"file is {size:,} bytes, over the {MAX_BYTES:,}-byte limit")
         raw = path.read_bytes()
     except OSError as exc:
         raise CaseError(path, f"cannot read file: {exc.strerror}") from None
-    if len(raw) > MAX_BYTES:
-        raise CaseError(path, f"file is {len(raw):,} bytes, over the {MAX_BYTES:,}-byte limit")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise CaseError(path, f"not valid UTF-8 (byte {exc.start})", line=line) from None
     try:
-        return yaml.load(text, Loader=_StrictLoader)  # noqa: S506 - a safe loader subclass
+        loader = _FastLoader if _max_depth_bound(text) <= _C_LOADER_MAX_DEPTH else _SafeDepthLoader
+        return yaml.load(text, Loader=loader)  # noqa: S506 - safe loader subclasses
     except _Refused as exc:
         raise CaseError(path, exc.message, line=exc.line) from None
     except yaml.MarkedYAMLError as exc:

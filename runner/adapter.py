@@ -29,21 +29,26 @@ class Hello:
 
 
 class _Collector:
-    """Reads a whole stream up to MAX_OUTPUT bytes, draining and dropping the rest."""
+    """Reads a whole stream up to MAX_OUTPUT bytes; past that it stops and raises `alarm`."""
 
-    def __init__(self, stream: object) -> None:
+    def __init__(self, stream: object, alarm: threading.Event) -> None:
         self.data = bytearray()
         self.overflow = False
+        self._alarm = alarm
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()
 
     def _read(self, stream: object) -> None:
         read = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
-        while chunk := read(_CHUNK):
-            if len(self.data) + len(chunk) > MAX_OUTPUT:
-                self.overflow = True
-            else:
+        try:
+            while chunk := read(_CHUNK):
+                if len(self.data) + len(chunk) > MAX_OUTPUT:
+                    self.overflow = True
+                    self._alarm.set()
+                    return
                 self.data += chunk
+        except (OSError, ValueError):
+            return  # the stream was closed under us: the process was killed
 
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
@@ -53,19 +58,30 @@ def run_per_case(argv: Sequence[str], request: bytes, timeout: float) -> Answer:
     """Run one request in a fresh process (contract C-1, C-2)."""
     proc = Process(argv)
     assert proc.popen.stdout is not None
-    output = _Collector(proc.popen.stdout)
+    settled = threading.Event()
+    output = _Collector(proc.popen.stdout, settled)
     writer = threading.Thread(target=proc.send, args=(request,), kwargs={"close": True}, daemon=True)
     writer.start()
+    waiter = threading.Thread(target=lambda: (proc.popen.wait(), settled.set()), daemon=True)
+    waiter.start()
     try:
-        code = proc.popen.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
+        finished = settled.wait(timeout)
+    except BaseException:  # an interrupted run leaves no process behind
         proc.kill()
+        raise
+    if not finished or output.overflow:
+        seconds = time.monotonic() - proc.started
+        proc.kill()
+        if output.overflow:
+            reason = f"wrote more than {MAX_OUTPUT:,} bytes"
+            return Crashed(reason=reason, stderr=proc.stderr.take(), seconds=seconds)
         return Crashed(
             reason=f"timed out after {timeout:g} s",
             stderr=proc.stderr.take(),
-            seconds=time.monotonic() - proc.started,
+            seconds=seconds,
             timed_out=True,
         )
+    code = proc.popen.wait()
     seconds = time.monotonic() - proc.started
     output.join(_GRACE)
     proc.stderr.join(_GRACE)
@@ -98,6 +114,11 @@ class Persistent:
         self.hello: Hello | None = None
         #: How many times the process was lost during a case (and so restarted for the next).
         self.restarts = 0
+        #: seq -> what the implementation did wrong about that request after answering it.
+        self.violations: dict[int, str] = {}
+        self._answered: set[int] = set()
+        #: The seq of the last request sent.
+        self.last_seq = 0
 
     def start(self) -> Hello | str:
         """Start the process and shake hands; return the Hello, or why persistent mode failed."""
@@ -120,7 +141,7 @@ class Persistent:
             message = json.loads(line)
         except ValueError:
             self.close()
-            return f"answered the handshake with non-JSON {line[:80]!r}"
+            return f"wrote {line[:80]!r} where the handshake answer was due"
         problem = schemas.first_problem("protocol", message)
         if problem is not None or "roles" not in message:
             self.close()
@@ -141,11 +162,19 @@ class Persistent:
         assert self._proc is not None and self.hello is not None
         if role not in self.hello.roles:
             return Unsupported(role=role)
-        seq = next(self._seq)
+        seq = self.last_seq = next(self._seq)
         began = time.monotonic()
         line = b'{"cmd":"run","seq":%d,"request":%s}\n' % (seq, request)
         if not self._proc.send(line):
-            return self._crash("closed its standard input", began)
+            # It went away between cases (closed its input, or exited): that is not this case's
+            # fault, so start afresh once before blaming the case.
+            self.close()
+            started = self.start()
+            if isinstance(started, str):
+                return Crashed(reason=f"could not restart: {started}")
+            assert self._proc is not None
+            if not self._proc.send(line):
+                return self._crash("closed its standard input", began)
         raw = self._next_line(began + timeout)
         if raw is None:
             return self._crash(f"exited (status {self._proc.popen.wait()}) during the case", began)
@@ -153,15 +182,21 @@ class Persistent:
             return self._crash(f"timed out after {timeout:g} s", began, timed_out=True)
         if raw is LineReader.OVERFLOW:
             return self._crash(f"wrote a line over {MAX_OUTPUT:,} bytes", began)
-        assert isinstance(raw, bytes)
-        try:
-            message = json.loads(raw)
-        except ValueError:
-            return self._crash(f"wrote a line that is not JSON: {raw[:120]!r}", began, output=raw)
+        message = self._message(raw)
+        while isinstance(message, dict) and message.get("seq") in self._answered:
+            # A second answer to an earlier request: that request's case is marked, this one goes on.
+            self.violations.setdefault(message["seq"], "answered the same request twice")
+            raw = self._next_line(began + timeout)
+            if not isinstance(raw, bytes):
+                return self._crash("stopped answering after answering an earlier request twice", began)
+            message = self._message(raw)
+        if isinstance(message, str):
+            return self._crash(message, began, output=raw)
         seconds = time.monotonic() - began
         if not isinstance(message, dict) or message.get("seq") != seq:
             got = message.get("seq") if isinstance(message, dict) else None
             return self._crash(f"answered seq {got!r}, expected {seq}", began, output=raw)
+        self._answered.add(seq)
         if "result" in message:
             result = json.dumps(message["result"], ensure_ascii=False).encode()
             return Answered(output=result, stderr=self._proc.stderr.take(), seconds=seconds)
@@ -174,6 +209,16 @@ class Persistent:
                 seconds=seconds,
             )
         return self._crash(f"answered without result, rejected or error: {raw[:120]!r}", began, output=raw)
+
+    @staticmethod
+    def _message(raw: bytes) -> object:
+        """The decoded JSON line, or a string saying why it is not one."""
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            return f"wrote a line that is not UTF-8 (byte {exc.start})"
+        except ValueError:
+            return f"wrote a line that is not JSON: {raw[:120]!r}"
 
     def _crash(self, reason: str, began: float, *, timed_out: bool = False, output: bytes = b"") -> Crashed:
         stderr = self._proc.stderr.take() if self._proc else ""
@@ -208,7 +253,20 @@ class Persistent:
                 proc.popen.wait(timeout=_GRACE)
             except subprocess.TimeoutExpired:
                 pass
+        self._drain_after_stop()
         proc.kill()
+
+    def _drain_after_stop(self) -> None:
+        """Answers still unread at stop are second answers: mark the requests they repeat."""
+        if self._lines is None:
+            return
+        deadline = time.monotonic() + 0.2
+        while (line := self._next_line(deadline)) not in (None, _TIMEOUT):
+            if isinstance(line, bytes):
+                message = self._message(line)
+                if isinstance(message, dict) and message.get("seq") in self._answered:
+                    self.violations.setdefault(message["seq"], "answered the same request twice")
+        self._lines = None
 
 
 _TIMEOUT = object()

@@ -14,12 +14,13 @@ import argparse
 import datetime
 import json
 import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
 
-from conformance import console, report, suite
+from conformance import console, report, schemas, suite
 from conformance.junit import to_junit
 from conformance.known import apply_known_failures, load_known_failures
 from conformance.markdown import to_markdown
@@ -73,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--save-failures", type=Path, metavar="DIR",
                      help="keep the request, raw output and diff of each failure in DIR/<case>/")
     run.add_argument("--expect", type=Path, metavar="PATH", help="known-failure file for this implementation")
+    run.add_argument("--resume", type=Path, metavar="PATH",
+                     help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
 
     listing = commands.add_parser("list", help="list the selected cases without running them")
@@ -198,13 +201,20 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
     cases_by_id = {case.id: case for case in corpus.cases}
     rerun = {case.id: _rerun_command(args, case.id) for case in selected}
-    progress = Progress(len(selected))
+    command = args.impl or "cardid reference"
+    resumed = _resumed(args.resume, command, spec) if args.resume else {}
+    to_run = [case for case in selected if case.id not in resumed]
+    progress = Progress(len(to_run))
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        execution = execute.run_cases(selected, options, spec, progress=progress)
+        execution = execute.run_cases(to_run, options, spec, progress=progress)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         progress.close()
+    fresh = {outcome.case_id: outcome for outcome in execution.outcomes}
+    done = [resumed.get(case.id) or fresh.get(case.id) for case in selected]
     bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in corpus.bugs]
-    outcomes: Sequence[Outcome] = [*bugs, *execution.outcomes]
+    outcomes: Sequence[Outcome] = [*bugs, *(outcome for outcome in done if outcome is not None)]
     problems: tuple[str, ...] = ()
     if known is not None:
         applied = apply_known_failures(known, outcomes, cases_by_id.keys(), datetime.date.today())
@@ -219,12 +229,13 @@ def _run(args: argparse.Namespace) -> int:
     for line in console.summary_lines(outcomes, cases_by_id, spec):
         print(line)
     info = report.RunInfo(
-        command=args.impl or "cardid reference",
+        command=command,
         spec_version=spec.version,
         cases_dir=str(args.cases),
         name=execution.hello.name if execution.hello else None,
         version=execution.hello.version if execution.hello else None,
         mode=execution.mode,
+        interrupted=execution.interrupted,
         rerun=rerun,
         known_failures_file=str(args.expect) if args.expect else None,
         known_failure_problems=problems,
@@ -238,8 +249,41 @@ def _run(args: argparse.Namespace) -> int:
         _write_atomically(args.markdown, to_markdown(outcomes, cases_by_id, info, spec))
     if args.save_failures:
         save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
+    if execution.interrupted:
+        finished = len(outcomes) - len(bugs)
+        where = (
+            f"; resume with --resume {shlex.quote(str(args.report_json))}"
+            if args.report_json
+            else "; pass --report-json next time to be able to resume"
+        )
+        print(f"interrupted: {finished} of {len(selected)} cases finished{where}", file=sys.stderr)
+        return Exit.INTERRUPTED
     conforming = report.verdict(outcomes).conforming
     return Exit.OK if conforming and not problems else Exit.FAILED
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    """SIGTERM stops a run the way Ctrl-C does."""
+    raise KeyboardInterrupt
+
+
+def _resumed(path: Path, command: str, spec: Spec) -> dict[str, Outcome]:
+    """The finished outcomes of an earlier run of the same implementation and spec version."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"cannot read the report to resume from, {path}: {exc}") from None
+    problem = schemas.first_problem("report", data)
+    if problem is not None:
+        raise UsageError(f"{path} is not a run report: {problem.where()}: {problem.message}")
+    if data["implementation"]["command"] != command:
+        raise UsageError(
+            f"{path} is a run of {data['implementation']['command']!r}, not of {command!r}",
+            hint="resume with the same --impl",
+        )
+    if data["suite"]["spec_version"] != spec.version:
+        raise UsageError(f"{path} was run against spec {data['suite']['spec_version']}, not {spec.version}")
+    return report.outcomes_from_json(data)
 
 
 def _rerun_command(args: argparse.Namespace, case_id: str) -> str:

@@ -43,6 +43,12 @@ class Execution:
     hello: Hello | None
     mode: str
     fallback_reason: str | None = None
+    #: True when SIGINT or SIGTERM stopped the run: `outcomes` holds the finished cases only.
+    interrupted: bool = False
+
+
+class _Interrupted(Exception):
+    """Raised in a worker whose case was cut short by an interruption; its result is dropped."""
 
 
 class Worker:
@@ -53,6 +59,9 @@ class Worker:
         self._spec = spec
         self._isolate = isolate
         self._session: Persistent | None = None
+        self._case_of_seq: dict[int, str] = {}
+        #: case ID -> a protocol breach about that case seen only later (a second answer).
+        self.late_violations: dict[str, str] = {}
 
     def outcome(self, case: Case) -> Outcome:
         """Run one case; a crash in persistent mode is retried once in a fresh process."""
@@ -79,12 +88,17 @@ class Worker:
             return run_per_case(options.argv, case.request_bytes(), options.timeout)
         if self._session is None:
             self._session = Persistent(options.argv, start_timeout=options.start_timeout)
-        return self._session.run(case.request_bytes(), case.role, options.timeout)
+        answer = self._session.run(case.request_bytes(), case.role, options.timeout)
+        self._case_of_seq[self._session.last_seq] = case.id
+        return answer
 
     def close(self) -> None:
-        """Stop the persistent process, if any."""
+        """Stop the persistent process, if any, and collect breaches it revealed late."""
         if self._session is not None:
             self._session.close()
+            for seq, reason in self._session.violations.items():
+                if seq in self._case_of_seq:
+                    self.late_violations[self._case_of_seq[seq]] = reason
             self._session = None
 
 
@@ -118,8 +132,12 @@ def run_cases(
     lock = threading.Lock()
 
     answers: dict[str, Answer] = {}
+    stopping = threading.Event()
+    finished: dict[str, Outcome] = {}
 
-    def one(case: Case) -> Outcome:
+    def one(case: Case) -> None:
+        if stopping.is_set():
+            raise _Interrupted
         worker = getattr(local, "worker", None)
         if worker is None:
             worker = local.worker = Worker(options, spec, isolate=isolate)
@@ -127,26 +145,48 @@ def run_cases(
                 workers.append(worker)
         outcome, answer = worker.run(case)
         with lock:
+            if stopping.is_set():
+                raise _Interrupted  # the answer may be an artefact of the interruption
             answers[case.id] = answer
+            finished[case.id] = outcome
             if progress is not None:
                 progress(outcome)
-        return outcome
 
+    interrupted = False
+    pool = ThreadPoolExecutor(max_workers=options.jobs) if options.jobs > 1 else None
     try:
-        if options.jobs <= 1:
-            outcomes = [one(case) for case in cases]
+        if pool is None:
+            for case in cases:
+                one(case)
         else:
-            with ThreadPoolExecutor(max_workers=options.jobs) as pool:
-                outcomes = list(pool.map(one, cases))
+            for future in [pool.submit(one, case) for case in cases]:
+                future.result()
+    except KeyboardInterrupt:
+        interrupted = True
+        stopping.set()
     finally:
+        for worker in list(workers):
+            worker.close()  # ends every implementation process, so busy threads return
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         for worker in workers:
             worker.close()
+    outcomes = [finished[case.id] for case in cases if case.id in finished]
+    late = {case_id: reason for worker in workers for case_id, reason in worker.late_violations.items()}
+    levels = {case.id: case.level for case in cases}
+    outcomes = [
+        Errored(case_id=o.case_id, level=levels[o.case_id], reason=late[o.case_id])
+        if o.case_id in late
+        else o
+        for o in outcomes
+    ]
     return Execution(
         outcomes=tuple(outcomes),
         answers=answers,
         hello=hello,
         mode="per-case" if isolate else "persistent",
         fallback_reason=fallback,
+        interrupted=interrupted,
     )
 
 

@@ -17,6 +17,8 @@ from reference.errors import RequestError
 
 BEHAVIOUR = sys.argv[1] if len(sys.argv) > 1 else "rename"
 ARG = sys.argv[2] if len(sys.argv) > 2 else ""
+#: Targeted faults hit only the request holding this text (case reader-unknown-name).
+TARGET = "#u1 ? owner=P2"
 
 
 def rename(result: dict[str, Any]) -> dict[str, Any]:
@@ -66,12 +68,82 @@ def emit(message: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def out(data: bytes) -> None:
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+
+
+def targeted(request: Any) -> bool:
+    return TARGET in json.dumps(request, ensure_ascii=False)
+
+
+def fault(line: bytes) -> int | None:
+    """Misbehave on the target request, whose right answer is `line`.
+
+    Returns an exit status to die with, or None to go on. The same code serves both modes:
+    `line` is a bare result in per-case mode and a `{"seq": ..., "result": ...}` line otherwise.
+    """
+    match BEHAVIOUR:
+        case "crash-mid-run":
+            return 3
+        case "exit0-no-output":
+            return 0
+        case "exit1-on-valid":
+            return 1
+        case "partial-line-hang":
+            out(line[:20])
+            time.sleep(3600)
+        case "hang":
+            time.sleep(3600)
+        case "just-past-timeout":
+            time.sleep(float(ARG))
+            out(line)
+        case "garbage":
+            out(b"Traceback (most recent call last): oops\n")
+        case "invalid-utf8":
+            out(b"\xff\xfe" + line)
+        case "split-writes":
+            for start in range(0, len(line), 7):
+                out(line[start:start + 7])
+                time.sleep(0.001)
+        case "answers-twice-one-write":
+            out(line + line)
+        case "answers-twice-later":
+            out(line)
+            time.sleep(0.05)
+            out(line)
+        case "wrong-seq-target":
+            out(line.replace(b'"seq": ', b'"seq": "other-', 1).replace(b', "result"', b'", "result"', 1))
+        case "huge-stdout":
+            chunk = b"x" * (1 << 20)
+            for _ in range(300):
+                out(chunk)
+            out(b"\n")
+        case "orphan-child":
+            import subprocess
+
+            child = subprocess.Popen(["sleep", "300"])
+            with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
+                handle.write(f"{child.pid}\n")
+            out(line)
+        case "close-stdin":
+            out(line)
+            sys.stdin.close()
+            os.close(0)
+            return 0
+    return None
+
+
 def persistent(first: dict[str, Any]) -> int:
-    if BEHAVIOUR == "per-case-only":
+    if BEHAVIOUR in ("per-case-only", "noise-per-case"):
         print("persistent mode not supported", file=sys.stderr)
         return 1
     if BEHAVIOUR == "slow-start":
         time.sleep(float(ARG))
+    if BEHAVIOUR == "noise-before-handshake":
+        out(b"adapter v0 starting up\n")
+    if BEHAVIOUR == "stderr-flood":
+        sys.stderr.write("x" * (20 << 20) + "\n")
     roles = ["writer"] if BEHAVIOUR == "writer-only" else ["writer", "reader"]
     emit({"protocol": 1, "implementation": {"name": f"fake-{BEHAVIOUR}", "version": "0"}, "roles": roles})
     served = 0
@@ -80,16 +152,19 @@ def persistent(first: dict[str, Any]) -> int:
         if message.get("cmd") == "stop":
             return 0
         served += 1
+        if targeted(message.get("request")) and BEHAVIOUR in FAULTS:
+            if BEHAVIOUR == "exit1-on-valid":
+                emit({"seq": message["seq"], "rejected": "refused a valid request"})
+                continue
+            answer_line = {"seq": message["seq"], "result": respond(message["request"])}
+            status = fault(json.dumps(answer_line, ensure_ascii=False).encode() + b"\n")
+            if status is not None:
+                return status
+            continue
         if BEHAVIOUR == "leaky" and served == int(ARG or 3):
             return 3  # state left by earlier requests breaks this one; a fresh process is fine
         if BEHAVIOUR == "crash-always":
             return 3
-        if BEHAVIOUR == "hang":
-            time.sleep(3600)
-        if BEHAVIOUR == "garbage":
-            sys.stdout.write("this is not json\n")
-            sys.stdout.flush()
-            continue
         seq = message["seq"]
         if BEHAVIOUR == "wrong-seq":
             seq = f"{seq}-wrong"
@@ -102,16 +177,24 @@ def persistent(first: dict[str, Any]) -> int:
     return 0
 
 
+FAULTS = {
+    "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
+    "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
+    "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
+}
+
+
 def per_case(raw: str) -> int:
     if BEHAVIOUR in ("crash-always",):
         return 3
-    if BEHAVIOUR == "hang":
-        time.sleep(3600)
-    if BEHAVIOUR == "garbage":
-        print("this is not json")
-        return 0
+    request = json.loads(raw) if raw.strip() else None
+    if BEHAVIOUR == "stderr-flood":
+        sys.stderr.write("x" * (20 << 20) + "\n")
+    if request is not None and targeted(request) and BEHAVIOUR in FAULTS:
+        status = fault(json.dumps(respond(request), ensure_ascii=False).encode() + b"\n")
+        return 0 if status is None else status
     try:
-        result = respond(json.loads(raw))
+        result = respond(request)
     except RequestError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -120,7 +203,8 @@ def per_case(raw: str) -> int:
 
 
 def main() -> int:
-    os.environ.setdefault("PYTHONIOENCODING", "utf-8")
+    if BEHAVIOUR == "crash-at-start":
+        return 3
     first = sys.stdin.readline()
     try:
         message = json.loads(first)

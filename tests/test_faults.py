@@ -1,0 +1,157 @@
+"""A catalogue of misbehaving implementations: each is classified right, with a clear message,
+and every other case's result equals that of a clean run."""
+
+from __future__ import annotations
+
+import json
+import re
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runner.cli import Exit, main
+
+FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+TARGET = "reader-unknown-name"
+#: One case's time limit in these tests: 10 s x 0.1.
+MULTIPLIER = "0.1"
+
+
+def _run(tmp_path: Path, behaviour: str, *extra: str, arg: str = "") -> dict[str, Any]:
+    report = tmp_path / f"{behaviour}-{len(extra)}.json"
+    command = f"{sys.executable} {FAKE} {behaviour} {arg}".strip()
+    main(["run", "--impl", command, "--role", "reader", "--timeout-multiplier", MULTIPLIER,
+          "--report-json", str(report), *extra])
+    return json.loads(report.read_text(encoding="utf-8"))
+
+
+def _by_case(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    return {r["case"]: (r["status"], r.get("message", "")) for r in report["results"]}
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
+    """The reader cases against a well-behaved fake."""
+    return _by_case(_run(tmp_path_factory.mktemp("clean"), "rename"))
+
+
+# behaviour, argument, expected status of the target case, a pattern its message must match
+TARGETED = [
+    ("crash-mid-run", "", "errored", "crashes in a fresh process too|^exit status 3$"),
+    ("exit0-no-output", "", "errored", "exited .status 0. during the case|not JSON"),
+    ("partial-line-hang", "", "errored", "timed out"),
+    ("hang", "", "errored", "timed out after 1 s"),
+    ("just-past-timeout", "1.3", "errored", "timed out after 1 s"),
+    ("garbage", "", "errored", "not JSON"),
+    ("invalid-utf8", "", "errored", "not UTF-8"),
+    ("split-writes", "", "passed", ""),
+    ("answers-twice-one-write", "", "errored", "answered the same request twice"),
+    ("answers-twice-later", "", "errored", "answered the same request twice"),
+    ("wrong-seq-target", "", "errored", "expected"),
+    ("huge-stdout", "", "errored", "16,777,216 bytes"),
+    ("close-stdin", "", "passed", ""),
+    ("exit1-on-valid", "", "failed", "rejected a valid request"),
+]
+PER_CASE_DIFFERS = {
+    # one process per case has no seq to get wrong, and two answers are two JSON documents
+    "wrong-seq-target": "passed", "answers-twice-one-write": "errored", "answers-twice-later": "errored",
+}
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+@pytest.mark.parametrize(("behaviour", "arg", "status", "words"), TARGETED, ids=[t[0] for t in TARGETED])
+def test_targeted_fault_is_classified_and_contained(
+    tmp_path: Path, clean: dict[str, tuple[str, str]], behaviour: str, arg: str, status: str,
+    words: str, isolate: bool,
+) -> None:
+    """The faulty case gets the right status and message; all other cases match a clean run."""
+    report = _run(tmp_path, behaviour, *(["--isolate"] if isolate else []), arg=arg)
+    results = _by_case(report)
+    expected = PER_CASE_DIFFERS.get(behaviour, status) if isolate else status
+    got_status, message = results.pop(TARGET)
+    assert got_status == expected, message
+    if not (isolate and behaviour in PER_CASE_DIFFERS):
+        assert re.search(words, message), message
+    others = {case: value[0] for case, value in clean.items() if case != TARGET}
+    assert {case: value[0] for case, value in results.items()} == others
+
+
+def test_crash_at_start_errors_every_case_with_the_exit_status(tmp_path: Path) -> None:
+    """An implementation that dies before the handshake falls back, and each case is errored."""
+    report = _run(tmp_path, "crash-at-start")
+    assert report["implementation"]["mode"] == "per-case"
+    assert {r["status"] for r in report["results"]} == {"errored"}
+    assert all("exit status 3" in r["message"] for r in report["results"])
+
+
+def test_noise_before_handshake_falls_back_to_per_case(tmp_path: Path, clean: dict[str, tuple[str, str]]) -> None:
+    """Printing a banner before the handshake is not the handshake: the run goes per case."""
+    report = _run(tmp_path, "noise-before-handshake")
+    assert report["implementation"]["mode"] == "per-case"
+    assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
+
+
+def test_slow_start_within_the_allowance_passes(tmp_path: Path, clean: dict[str, tuple[str, str]]) -> None:
+    """A 1.5 s start with 1 s per case (3 s for the handshake) is not charged to any case."""
+    report = _run(tmp_path, "slow-start", arg="1.5")
+    assert report["implementation"]["mode"] == "persistent"
+    assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
+
+
+def _cli(tmp_path: Path, behaviour: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    report = tmp_path / "r.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
+         "--role", "reader", "--timeout-multiplier", MULTIPLIER, "--report-json", str(report)],
+        capture_output=True, text=True, check=False, env={**os.environ, **(env or {})}, timeout=300,
+    )
+    return done, json.loads(report.read_text(encoding="utf-8"))
+
+
+def test_stderr_flood_passes_in_bounded_memory(tmp_path: Path, clean: dict[str, tuple[str, str]]) -> None:
+    """20 MB of stderr per process while answering right: every case passes, memory stays small."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    done, report = _cli(tmp_path, "stderr-flood")
+    peak_mib = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
+    assert done.returncode == Exit.OK, done.stdout
+    assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
+    assert peak_mib < 200
+
+
+def test_huge_stdout_is_capped_in_bounded_memory(tmp_path: Path) -> None:
+    """300 MB on stdout: the runner stops reading at its cap and its memory stays bounded."""
+    done, report = _cli(tmp_path, "huge-stdout")
+    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    assert _by_case(report)[TARGET][0] == "errored"
+    assert peak_mib < 200
+
+
+def test_no_orphan_is_left_behind(tmp_path: Path) -> None:
+    """A child process the implementation spawns ends with the run (its whole process group)."""
+    pid_file = tmp_path / "pids"
+    for isolate in ([], ["--isolate"]):
+        done = subprocess.run(
+            [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} orphan-child",
+             "--case", TARGET, *isolate],
+            capture_output=True, text=True, check=False, timeout=120,
+            env={**os.environ, "FAKE_PID_FILE": str(pid_file)},
+        )
+        assert done.returncode == Exit.OK, done.stdout + done.stderr
+    pids = [int(line) for line in pid_file.read_text(encoding="utf-8").split()]
+    assert len(pids) == 2
+    for pid in pids:
+        assert not _running(pid), f"process {pid} outlived the run"
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie waiting for a reaper (PID 1 in a container may never reap)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
