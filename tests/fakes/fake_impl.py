@@ -57,6 +57,8 @@ TRANSFORMS = {"rename": rename, "merge": merge, "split": split}
 
 
 def respond(request: Any) -> dict[str, Any]:
+    if BEHAVIOUR == "slow-case":
+        time.sleep(float(ARG))
     result = answer(request)
     if request.get("role") == "writer" and BEHAVIOUR in TRANSFORMS:
         result = TRANSFORMS[BEHAVIOUR](result)
@@ -205,6 +207,9 @@ def per_case(raw: str) -> int:
 def main() -> int:
     if BEHAVIOUR == "crash-at-start":
         return 3
+    if "FAKE_PID_FILE" in os.environ:
+        with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getpid()}\n")
     first = sys.stdin.readline()
     try:
         message = json.loads(first)

@@ -1,0 +1,80 @@
+"""Interrupted runs: SIGINT or SIGTERM ends every implementation process, leaves a valid partial
+report and no temporary files, and --resume finishes with the results of an uninterrupted run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conformance import schemas
+from runner.cli import Exit
+from tests.test_faults import _running
+
+FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+COMMAND = f"{sys.executable} {FAKE} slow-case 0.1"
+
+
+def _cardid(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "runner", "run", "--impl", COMMAND, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
+    """A signal mid-run gives exit 130 and a partial report; resuming completes every case."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    pids = tmp_path / "pids"
+    env = {**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pids)}
+    partial = tmp_path / "partial.json"
+    proc = _cardid("--report-json", str(partial), "-j", jobs, env=env)
+    time.sleep(2.0)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == Exit.INTERRUPTED, err
+    assert f"resume with --resume {partial}" in err
+
+    data = json.loads(partial.read_text(encoding="utf-8"))
+    assert schemas.first_problem("report", data) is None
+    assert data["interrupted"] is True
+    finished = [r["case"] for r in data["results"]]
+    assert finished and all(r["status"] == "passed" for r in data["results"])
+    assert not list(scratch.iterdir()), "temporary files were left behind"
+    assert not list(tmp_path.glob(".*.partial"))
+    assert not [pid for pid in map(int, pids.read_text().split()) if _running(pid)]
+
+    final = tmp_path / "final.json"
+    done = _cardid("--resume", str(partial), "--report-json", str(final), "-j", jobs, env=env)
+    out, err = done.communicate(timeout=120)
+    assert done.returncode == Exit.OK, out + err
+    full = json.loads(final.read_text(encoding="utf-8"))
+    assert full["interrupted"] is False
+    cases = [r["case"] for r in full["results"]]
+    assert cases == sorted(cases) and len(cases) > len(finished)
+    assert all(r["status"] == "passed" for r in full["results"])
+    assert full["summary"]["total"] == full["summary"]["passed"]
+
+
+def test_resume_refuses_a_report_of_another_implementation(tmp_path: Path) -> None:
+    """Resuming from a run of another command is a usage error, not a silent mix."""
+    partial = tmp_path / "p.json"
+    subprocess.run(
+        [sys.executable, "-m", "runner", "run", "--case", "reader-unknown-name", "--report-json", str(partial)],
+        check=True, capture_output=True,
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "runner", "run", "--impl", COMMAND, "--resume", str(partial)],
+        capture_output=True, text=True, check=False,
+    )
+    assert done.returncode == Exit.USAGE
+    assert "is a run of 'cardid reference'" in done.stderr
