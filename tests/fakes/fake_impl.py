@@ -204,9 +204,22 @@ def per_case(raw: str) -> int:
     return 0
 
 
+def spy() -> None:
+    """Record what the implementation was given: argv, working directory, environment, stdin."""
+    record = {"argv": sys.argv, "cwd": os.getcwd(), "env": dict(os.environ)}
+    data = sys.stdin.read()
+    record["stdin"] = data
+    with open(os.environ["FAKE_SPY_FILE"], "a", encoding="utf-8") as handle:
+        handle.write(json.dumps(record) + "\n")
+    print(json.dumps(respond(json.loads(data))))
+
+
 def main() -> int:
     if BEHAVIOUR == "crash-at-start":
         return 3
+    if BEHAVIOUR == "spy":
+        spy()
+        return 0
     if "FAKE_PID_FILE" in os.environ:
         with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
