@@ -244,7 +244,7 @@ def _compare_entry(
     out = []
     want_name, got_name = normalize_name(expected.name), normalize_name(actual.name)
     if want_name != got_name:
-        if want_name is None:
+        if want_name is None and case.role == "writer":
             rule = "VIS-1"
             what = f"name {got_name!r} recorded, but the source never showed it"
         else:

@@ -142,8 +142,9 @@ def test_no_orphan_is_left_behind(tmp_path: Path) -> None:
             env={**os.environ, "FAKE_PID_FILE": str(pid_file)},
         )
         assert done.returncode == Exit.OK, done.stdout + done.stderr
+    # The fake records its own PID at start and each child's PID when it spawns it.
     pids = [int(line) for line in pid_file.read_text(encoding="utf-8").split()]
-    assert len(pids) == 2
+    assert len(pids) >= 4
     for pid in pids:
         assert not _running(pid), f"process {pid} outlived the run"
 

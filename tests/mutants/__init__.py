@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from reference.errors import RequestError
 from reference.reader import CardTableReader, Cursor
 from reference.writer import (
     CardFacts,
@@ -475,12 +476,22 @@ class ReaderStrip(CardTableReader):
             yield lineno, line.strip()
 
 
-@mutant("reader-int-number")
-class ReaderIntNumber(CardTableReader):
-    """Parses collector numbers as integers, so "010" becomes "10" (TXT-1, PRINT-2)."""
+@mutant("reader-zero-strip")
+class ReaderZeroStrip(CardTableReader):
+    """Strips leading zeros from digit runs of collector numbers: "2024-01" -> "2024-1" (TXT-1)."""
 
     def collector_number(self, raw: str) -> str:
-        return str(int(raw)) if raw.isascii() and raw.isdigit() else raw
+        return re.sub(r"(?<![0-9])0+(?=[0-9])", "", raw)
+
+
+@mutant("reader-alnum-number")
+class ReaderAlnumNumber(CardTableReader):
+    """Rejects collector numbers with anything but ASCII letters, digits and dashes (TXT-1)."""
+
+    def collector_number(self, raw: str) -> str:
+        if not re.fullmatch(r"[A-Za-z0-9-]+", raw):
+            raise RequestError(f"collector number {raw!r} is not alphanumeric")
+        return raw
 
 
 @mutant("reader-drop-unknown-src")
@@ -497,3 +508,92 @@ class ReaderNoUnescape(CardTableReader):
 
     def quoted(self, cur: Cursor) -> str:
         return super().quoted(cur).replace("\\", "\\\\").replace('"', '\\"')
+
+
+@mutant("reader-lf-only")
+class ReaderLfOnly(CardTableReader):
+    """Ends lines at LF only, so the CR of a CR LF line end stays in the line (TXT-1)."""
+
+    @staticmethod
+    def lines(text: str) -> Iterator[tuple[int, str]]:
+        return enumerate(text.split("\n"), start=1)
+
+
+@mutant("reader-ascii-names")
+class ReaderAsciiNames(CardTableReader):
+    """Allows only printable ASCII in quoted names, rejecting "Lim-Dûl's Vault" (TXT-1)."""
+
+    def quoted(self, cur: Cursor) -> str:
+        start = cur.pos
+        text = super().quoted(cur)
+        if not text.isascii():
+            cur.pos = start
+            cur.fail("a quoted string holds a character beyond ASCII")
+        return text
+
+
+@mutant("reader-owner-optional")
+class ReaderOwnerOptional(CardTableReader):
+    """Reads a line without an owner field as an entry with an empty owner (TXT-2)."""
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        if " owner=" in cur.text:
+            return super().entry(cur)
+        entry = super().entry(Cursor(cur.text + " owner=nobody", cur.lineno))
+        return {**entry, "owner": ""}
+
+
+class _LooseSpaceCursor(Cursor):
+    """A cursor that takes a run of spaces wherever the grammar wants exactly one."""
+
+    def expect(self, literal: str, what: str) -> None:
+        super().expect(literal, what)
+        if literal == " ":
+            while self.peek() == " ":
+                self.pos += 1
+
+
+@mutant("reader-loose-spaces")
+class ReaderLooseSpaces(CardTableReader):
+    """Accepts several spaces between fields, as a split on whitespace would (TXT-2)."""
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        return super().entry(_LooseSpaceCursor(cur.text, cur.lineno))
+
+
+@mutant("reader-any-escape")
+class ReaderAnyEscape(CardTableReader):
+    """Reads any backslash escape as the character after the backslash (TXT-2)."""
+
+    def quoted(self, cur: Cursor) -> str:
+        cur.expect('"', "a double quote")
+        chars: list[str] = []
+        while True:
+            if cur.at_end:
+                cur.fail("the quoted string is not closed")
+            char = cur.take()
+            if char == '"':
+                break
+            chars.append(cur.take() if char == "\\" else char)
+        if not chars:
+            cur.fail("a quoted string is never empty")
+        return "".join(chars)
+
+
+@mutant("reader-no-kind")
+class ReaderNoKind(CardTableReader):
+    """Parses the token and copy markers but reads every entry as a card (TXT-1)."""
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        return {**super().entry(cur), "kind": "card"}
+
+
+@mutant("reader-question-literal")
+class ReaderQuestionLiteral(CardTableReader):
+    """Reads the unknown-name marker ? as the literal name "?" (TXT-1)."""
+
+    def name(self, cur: Cursor) -> str | None:
+        if cur.peek() == "?":
+            cur.take()
+            return "?"
+        return super().name(cur)

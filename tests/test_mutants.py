@@ -1,0 +1,99 @@
+"""The mutant matrix: every mutant fails some case, and every case fails some mutant.
+
+Runs in-process: each mutant's write and read functions answer each case's request through
+`reference.adapter.answer`, and `judge` decides the outcome, as the runner would.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.answer import Answer, Answered, Crashed, Rejected
+from conformance.cases import Case, Corpus, case_files, load_corpus
+from conformance.judge import judge
+from conformance.outcome import Failed, Outcome, Passed
+from conformance.spec import load_spec
+from reference.adapter import answer
+from reference.errors import RequestError
+from reference.reader import read as reference_read
+from reference.writer import write as reference_write
+from tests.mutants import MUTANTS, entry_points
+
+ROOT = Path(__file__).resolve().parent.parent
+
+Write = Callable[[dict[str, Any]], dict[str, Any]]
+Read = Callable[[str], dict[str, Any]]
+
+
+@cache
+def corpus() -> Corpus:
+    """The case corpus under cases/, loaded once."""
+    return load_corpus(case_files(ROOT / "cases"), load_spec())
+
+
+def _answer(case: Case, write: Write, read: Read) -> Answer:
+    try:
+        result = answer(json.loads(case.request_bytes()), write=write, read=read)
+    except RequestError as exc:
+        return Rejected(message=str(exc))
+    except Exception as exc:  # noqa: BLE001 - any other failure is a crash, as in the runner
+        return Crashed(reason=f"{type(exc).__name__}: {exc}")
+    return Answered(output=json.dumps(result).encode())
+
+
+def _outcomes(write: Write, read: Read) -> dict[str, Outcome]:
+    spec = load_spec()
+    return {case.id: judge(case, _answer(case, write, read), spec) for case in corpus().cases}
+
+
+@cache
+def matrix() -> Mapping[str, Mapping[str, Outcome]]:
+    """Mutant name -> case ID -> outcome, computed once for the whole module."""
+    return {name: _outcomes(*entry_points(name)) for name in MUTANTS}
+
+
+def _fails(outcome: Outcome) -> bool:
+    return not isinstance(outcome, Passed)
+
+
+@pytest.mark.parametrize("name", list(MUTANTS))
+def test_every_mutant_fails_some_case(name: str) -> None:
+    """Each deliberately wrong implementation fails at least one case of the corpus."""
+    failed = [case_id for case_id, outcome in matrix()[name].items() if _fails(outcome)]
+    assert failed, f"mutant {name!r} passes every case: no case catches what it breaks"
+
+
+@pytest.mark.parametrize("case_id", [case.id for case in corpus().cases])
+def test_every_case_fails_some_mutant(case_id: str) -> None:
+    """Each case is failed by at least one mutant, so it proves something."""
+    failing = [name for name, row in matrix().items() if _fails(row[case_id])]
+    assert failing, f"case {case_id!r} is passed by every mutant: it catches no wrong behaviour"
+
+
+def test_reference_passes_every_case_in_process() -> None:
+    """The reference implementation passes every case of the corpus in-process."""
+    assert not corpus().bugs, [str(bug) for bug in corpus().bugs]
+    outcomes = _outcomes(reference_write, reference_read)
+    failed = {case_id: outcome for case_id, outcome in outcomes.items() if _fails(outcome)}
+    assert not failed, failed
+
+
+def test_renew_every_move_fails_with_a_split_at_an_observation() -> None:
+    """Renew-every-move fails a case with a split at an observation, citing an ID or LIB rule."""
+    splits = [
+        difference
+        for outcome in matrix()["renew-every-move"].values()
+        if isinstance(outcome, Failed)
+        for difference in outcome.differences
+        if "split" in difference.message
+        and difference.observation is not None
+        and difference.rule.split("-", 1)[0] in ("ID", "LIB")
+    ]
+    assert splits
+    assert all(f"observation #{d.observation}" in d.message for d in splits)
