@@ -127,8 +127,8 @@ def _check_cards(cases: Sequence[Case], cards: dict[str, list[_Row]]) -> list[Pr
             where = ("input", "cards", index)
             line = yamlfile.line_of(case.path, where)
 
-            def problem(message: str, line: int | None = line) -> None:
-                out.append(Problem(path=case.path, line=line, message=message))
+            def problem(message: str, line: int | None = line, path: Path = case.path) -> None:
+                out.append(Problem(path=path, line=line, message=message))
 
             rows = cards.get(facts["name"])
             if not rows:

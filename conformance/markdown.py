@@ -33,8 +33,10 @@ def to_markdown(
         "",
         "| passed | failed | errored | skipped | known failures | case bugs |",
         "|---|---|---|---|---|---|",
-        f"| {counts['passed']} | {counts['failed']} | {counts['errored']} | {counts['skipped']} "
-        f"| {counts['expected_failures']} | {counts['case_bugs']} |",
+        (
+            f"| {counts['passed']} | {counts['failed']} | {counts['errored']} | {counts['skipped']} "
+            f"| {counts['expected_failures']} | {counts['case_bugs']} |"
+        ),
         "",
     ]
     rows = []

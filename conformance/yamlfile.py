@@ -81,7 +81,7 @@ def load(path: Path) -> Any:
         raise CaseError(path, f"not valid UTF-8 (byte {exc.start})", line=line) from None
     try:
         loader = _FastLoader if _max_depth_bound(text) <= _C_LOADER_MAX_DEPTH else _SafeDepthLoader
-        return yaml.load(text, Loader=loader)  # noqa: S506 - safe loader subclasses
+        return yaml.load(text, Loader=loader)
     except _Refused as exc:
         raise CaseError(path, exc.message, line=exc.line) from None
     except yaml.MarkedYAMLError as exc:

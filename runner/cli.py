@@ -21,12 +21,12 @@ from enum import IntEnum
 from pathlib import Path
 
 from conformance import console, report, schemas, suite
-from conformance.junit import to_junit
-from conformance.known import apply_known_failures, load_known_failures
-from conformance.markdown import to_markdown
 from conformance.cases import Corpus, case_files, load_corpus
 from conformance.errors import CardidError, SuiteError, UsageError
+from conformance.junit import to_junit
+from conformance.known import apply_known_failures, load_known_failures
 from conformance.lint import lint
+from conformance.markdown import to_markdown
 from conformance.outcome import CaseBug, Outcome
 from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
@@ -34,7 +34,6 @@ from runner import execute
 from runner.failures import save_failures
 from runner.process import split_command
 from runner.progress import Progress
-
 
 
 class Exit(IntEnum):

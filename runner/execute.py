@@ -165,7 +165,7 @@ def run_cases(
         interrupted = True
         stopping.set()
     finally:
-        for worker in list(workers):
+        for worker in workers:
             worker.close()  # ends every implementation process, so busy threads return
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)

@@ -114,7 +114,7 @@ class Process:
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
         self._workdir = tempfile.TemporaryDirectory(prefix="cardid-impl-")
         try:
-            self.popen = subprocess.Popen(  # noqa: S603 - argv list, never a shell
+            self.popen = subprocess.Popen(  # an argv list: never through a shell
                 list(argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,

@@ -4,8 +4,8 @@ and every other case's result equals that of a clean run."""
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -125,7 +125,7 @@ def test_stderr_flood_passes_in_bounded_memory(tmp_path: Path, clean: dict[str, 
 
 def test_huge_stdout_is_capped_in_bounded_memory(tmp_path: Path) -> None:
     """300 MB on stdout: the runner stops reading at its cap and its memory stays bounded."""
-    done, report = _cli(tmp_path, "huge-stdout")
+    _, report = _cli(tmp_path, "huge-stdout")
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     assert _by_case(report)[TARGET][0] == "errored"
     assert peak_mib < 200

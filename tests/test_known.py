@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance.compare import Difference
 from conformance.errors import UsageError
 from conformance.known import KnownFailure, KnownFailures, apply_known_failures, load_known_failures
 from conformance.outcome import ExpectedFailure, Failed, Passed
 from conformance.spec import Level
-from conformance.compare import Difference
 from runner.cli import Exit, main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
