@@ -35,10 +35,15 @@ def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     pids = tmp_path / "pids"
-    env = {**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pids)}
+    served = tmp_path / "served"
+    env = {**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pids), "FAKE_SERVED_FILE": str(served)}
     partial = tmp_path / "partial.json"
     proc = _cardid("--report-json", str(partial), "-j", jobs, env=env)
-    time.sleep(2.0)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (
+        not served.exists() or len(served.read_text(encoding="utf-8").split()) < 5
+    ):
+        time.sleep(0.05)
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == Exit.INTERRUPTED, err
@@ -54,6 +59,7 @@ def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
     assert not [pid for pid in map(int, pids.read_text().split()) if _running(pid)]
 
     final = tmp_path / "final.json"
+    env.pop("FAKE_SERVED_FILE")
     done = _cardid("--resume", str(partial), "--report-json", str(final), "-j", jobs, env=env)
     out, err = done.communicate(timeout=120)
     assert done.returncode == Exit.OK, out + err

@@ -60,6 +60,9 @@ def respond(request: Any) -> dict[str, Any]:
     if BEHAVIOUR == "slow-case":
         time.sleep(float(ARG))
     result = answer(request)
+    if "FAKE_SERVED_FILE" in os.environ:
+        with open(os.environ["FAKE_SERVED_FILE"], "a", encoding="utf-8") as handle:
+            handle.write("served\n")
     if request.get("role") == "writer" and BEHAVIOUR in TRANSFORMS:
         result = TRANSFORMS[BEHAVIOUR](result)
     return result
