@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -103,32 +102,42 @@ def test_slow_start_within_the_allowance_passes(tmp_path: Path, clean: dict[str,
     assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
 
 
-def _cli(tmp_path: Path, behaviour: str, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+#: Runs the CLI and reports the runner's own peak memory (not its children's) on stderr.
+_MEASURED = (
+    "import resource, sys\n"
+    "from runner.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "sys.stderr.write(f'\\nPEAK_KIB={peak}\\n')\n"
+    "sys.exit(code)\n"
+)
+
+
+def _cli(tmp_path: Path, behaviour: str) -> tuple[int, float, dict[str, Any]]:
+    """Run the CLI in its own process; return its exit code, its peak memory in MiB, the report."""
     report = tmp_path / "r.json"
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
+        [sys.executable, "-c", _MEASURED, "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
          "--role", "reader", "--timeout-multiplier", MULTIPLIER, "--report-json", str(report)],
-        capture_output=True, text=True, check=False, env={**os.environ, **(env or {})}, timeout=300,
+        capture_output=True, text=True, check=False, timeout=300,
     )
-    return done, json.loads(report.read_text(encoding="utf-8"))
+    peak_kib = int(done.stderr.rsplit("PEAK_KIB=", 1)[1].split()[0])
+    return done.returncode, peak_kib / 1024, json.loads(report.read_text(encoding="utf-8"))
 
 
 def test_stderr_flood_passes_in_bounded_memory(tmp_path: Path, clean: dict[str, tuple[str, str]]) -> None:
-    """20 MB of stderr per process while answering right: every case passes, memory stays small."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    done, report = _cli(tmp_path, "stderr-flood")
-    peak_mib = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024
-    assert done.returncode == Exit.OK, done.stdout
+    """20 MB of stderr per process while answering right: every case passes, the runner stays small."""
+    code, peak_mib, report = _cli(tmp_path, "stderr-flood")
+    assert code == Exit.OK
     assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
-    assert peak_mib < 200
+    assert peak_mib < 150
 
 
 def test_huge_stdout_is_capped_in_bounded_memory(tmp_path: Path) -> None:
-    """300 MB on stdout: the runner stops reading at its cap and its memory stays bounded."""
-    _, report = _cli(tmp_path, "huge-stdout")
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    """300 MB on stdout: the runner stops reading at its 16 MiB cap and its memory stays bounded."""
+    _, peak_mib, report = _cli(tmp_path, "huge-stdout")
     assert _by_case(report)[TARGET][0] == "errored"
-    assert peak_mib < 200
+    assert peak_mib < 150
 
 
 def test_no_orphan_is_left_behind(tmp_path: Path) -> None:
