@@ -293,6 +293,8 @@ def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
         parts += ["--cases", str(args.cases)]
     if args.isolate:
         parts.append("--isolate")
+    if args.timeout_multiplier != 1.0:
+        parts += ["--timeout-multiplier", f"{args.timeout_multiplier:g}"]
     parts += ["--case", case_id]
     return shlex.join(parts)
 

@@ -67,3 +67,15 @@ def test_bad_impl_command_is_a_usage_error(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest(str(ROOT / "conformance"), "--impl", "'unterminated", "-p", "no:cacheprovider")
     assert result.ret != 0
     assert "cannot split implementation command" in result.stderr.str() + result.stdout.str()
+
+
+def test_broken_case_is_reported_as_a_case_bug(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """A case file that does not load becomes a failing item saying BUG IN CASE, with its path."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "broken.yaml").write_text("id: broken\nid: twice\n", encoding="utf-8")
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), f"--cardid-cases={folder}", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(failed=1)
+    assert f"BUG IN CASE: {folder / 'broken.yaml'}:2: duplicate key 'id'" in result.stdout.str()
