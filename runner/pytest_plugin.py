@@ -70,6 +70,25 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         worker.close()
 
 
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Stop the implementation; a breach it revealed only at the end fails the session."""
+    worker = session.config.stash.get(_WORKER, None)
+    if worker is None:
+        return
+    worker.close()
+    if worker.late_violations and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Protocol breaches seen only after a case's item finished (a second answer to it)."""
+    worker = config.stash.get(_WORKER, None)
+    if worker is None:
+        return
+    for case_id, reason in sorted(worker.late_violations.items()):
+        terminalreporter.write_line(f"ERROR {case_id}: {reason} (seen after the item finished)", red=True)
+
+
 class Corpus(pytest.Directory):
     """The case corpus, collected as one item per case, in case-ID order."""
 

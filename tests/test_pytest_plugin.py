@@ -79,3 +79,13 @@ def test_broken_case_is_reported_as_a_case_bug(pytester: pytest.Pytester, tmp_pa
     )
     result.assert_outcomes(failed=1)
     assert f"BUG IN CASE: {folder / 'broken.yaml'}:2: duplicate key 'id'" in result.stdout.str()
+
+
+def test_second_answer_seen_late_fails_the_session(pytester: pytest.Pytester) -> None:
+    """An implementation that answers a request twice is named, and the session fails."""
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", "reader-unknown-name",
+        "-p", "no:cacheprovider",
+    )
+    assert result.ret != 0
+    assert "ERROR reader-unknown-name: answered the same request twice" in result.stdout.str()
