@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+#: `Answered.decoded` when the result is still only bytes.
+NOT_DECODED: Any = object()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Answered:
-    """The implementation answered (exit status 0, or a `result` line)."""
+    """The implementation answered (exit status 0, or a `result` line).
 
-    output: bytes
+    In per-case mode the result is `output`, the bytes as written. In persistent mode the
+    protocol line was decoded already, and the result is `decoded`: encoding it again only to
+    decode it once more for judging doubled the cost of a long game's answer.
+    """
+
+    output: bytes = b""
     stderr: str = ""
     seconds: float = 0.0
+    decoded: Any = field(default=NOT_DECODED, repr=False, compare=False)
+
+    def raw(self) -> bytes:
+        """The result as JSON bytes, for failure reports."""
+        if self.decoded is NOT_DECODED:
+            return self.output
+        return json.dumps(self.decoded, ensure_ascii=False).encode()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance import schemas, yamlfile
+from conformance import collector, schemas, yamlfile
 from conformance.cardtable import CardEntry
 from conformance.errors import CaseError
 from conformance.spec import Level, Spec
@@ -60,7 +60,11 @@ class Case:
 
 def load_case(path: Path, spec: Spec) -> Case:
     """Load and check one case file; raise CaseError naming the file and line of the problem."""
-    data = yamlfile.load(path)
+    return case_from_data(path, yamlfile.load(path), spec)
+
+
+def case_from_data(path: Path, data: Any, spec: Spec) -> Case:
+    """Check and model one case file's data, as `yamlfile.load` read it from `path`."""
     _check_schema(path, "case", data, prefix=())
     input_ = data["input"]
     role: Role = data["role"]
@@ -209,14 +213,37 @@ def case_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.yaml"))
 
 
-def load_corpus(paths: Iterable[Path], spec: Spec) -> Corpus:
-    """Load every case; broken ones become CaseErrors, duplicate IDs are bugs too."""
+#: Reads case files as `yamlfile.load` would: in order, each file's data or its CaseError.
+Reader = Callable[[Sequence[Path]], Iterable[Any]]
+
+
+def read_files(paths: Sequence[Path]) -> Iterator[Any]:
+    """The default Reader: one file after the other, in this process."""
+    for path in paths:
+        try:
+            yield yamlfile.load(path)
+        except CaseError as exc:
+            yield exc
+
+
+def load_corpus(paths: Iterable[Path], spec: Spec, *, read: Reader = read_files) -> Corpus:
+    """Load every case; broken ones become CaseErrors, duplicate IDs are bugs too.
+
+    `read` parses the files; runner/loading.py passes one that parses in worker processes.
+    """
+    with collector.paused():  # case data holds no cycles; see conformance/collector.py
+        return _load_corpus(list(paths), spec, read)
+
+
+def _load_corpus(paths: Sequence[Path], spec: Spec, read: Reader) -> Corpus:
     loaded: list[Case] = []
     bugs: list[CaseError] = []
     seen: dict[str, Path] = {}
-    for path in paths:
+    for path, data in zip(paths, read(paths), strict=True):
         try:
-            case = load_case(path, spec)
+            if isinstance(data, CaseError):
+                raise data
+            case = case_from_data(path, data, spec)
         except CaseError as exc:
             bugs.append(exc)
             continue

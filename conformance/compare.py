@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -108,7 +109,8 @@ def _check_shape(
             )
     ids = [entry["id"] for entry in card_table]
     used = {actual for actual in assignments if actual is not None}
-    for entry_id in sorted({i for i in ids if ids.count(i) > 1}):
+    counts = Counter(ids)  # not ids.count(): quadratic in a long game's card table
+    for entry_id in sorted(i for i, n in counts.items() if n > 1):
         differences.append(Difference(rule="ID-2", message=f"card table lists ID {entry_id!r} twice"))
     for entry_id in sorted(used - set(ids)):
         differences.append(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conformance import schemas
-from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
+from conformance import collector, schemas
+from conformance.answer import NOT_DECODED, Answer, Answered, Crashed, Rejected, Unsupported
 from conformance.cases import Case, ReaderExpectation
 from conformance.compare import Difference, compare_reader, compare_writer
 from conformance.outcome import Errored, Failed, Outcome, Passed, Skipped
@@ -15,6 +15,11 @@ from conformance.spec import Spec
 
 def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
     """Decide the outcome of one case from the implementation's answer."""
+    with collector.paused():  # a long game's answer holds many objects and no cycles
+        return _judge(case, answer, spec)
+
+
+def _judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
     match answer:
         case Unsupported(role=role):
             return Skipped(case_id=case.id, reason=f"the implementation does not support the {role} role")
@@ -31,13 +36,17 @@ def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
                 spec,
                 seconds,
             )
-        case Answered(output=output, stderr=stderr, seconds=seconds):
-            return _judge_output(case, output, stderr, seconds, spec)
+        case Answered(stderr=stderr, seconds=seconds):
+            return _judge_output(case, answer, stderr, seconds, spec)
 
 
-def _judge_output(case: Case, output: bytes, stderr: str, seconds: float, spec: Spec) -> Outcome:
+def _judge_output(case: Case, answer: Answered, stderr: str, seconds: float, spec: Spec) -> Outcome:
     try:
-        result: Any = json.loads(output.decode("utf-8"))
+        result: Any = (
+            json.loads(answer.output.decode("utf-8"))
+            if answer.decoded is NOT_DECODED
+            else answer.decoded
+        )
     except UnicodeDecodeError as exc:
         return Errored(
             case_id=case.id, level=case.level, reason=f"output is not UTF-8 (byte {exc.start})",

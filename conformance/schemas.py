@@ -9,6 +9,7 @@ from functools import cache
 from typing import Any
 
 import jsonschema
+import jsonschema_rs
 from referencing import Registry, Resource
 
 from conformance import suite
@@ -43,29 +44,70 @@ class SchemaProblem:
 
 
 @cache
-def _registry() -> Registry:
-    resources = []
+def _contents() -> dict[str, Any]:
+    """Every schema document by its `$id`."""
+    contents = {}
     for name in NAMES:
         path = suite.SCHEMA_DIR / f"{name}.schema.json"
         try:
-            contents = json.loads(path.read_text(encoding="utf-8"))
+            document = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise SuiteError(f"cannot read schema {path}: {exc}") from None
-        resources.append((contents["$id"], Resource.from_contents(contents)))
-    return Registry().with_resources(resources)
+        contents[document["$id"]] = document
+    return contents
+
+
+def _uri(name: str) -> str:
+    return f"https://cardid.invalid/schema/{name}.schema.json"
+
+
+@cache
+def _registry() -> Registry:
+    return Registry().with_resources(
+        (uri, Resource.from_contents(document)) for uri, document in _contents().items()
+    )
 
 
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
     """Return a validator for `schema/<name>.schema.json`."""
     registry = _registry()
-    schema = registry.contents(f"https://cardid.invalid/schema/{name}.schema.json")
+    schema = registry.contents(_uri(name))
     cls = jsonschema.validators.validator_for(schema)
     return cls(schema, registry=registry)  # type: ignore[no-any-return]
 
 
+@cache
+def _fast_validator(name: str) -> Any:
+    """The same schema compiled by jsonschema-rs, which only answers valid or not, but fast."""
+    contents = _contents()
+    registry = jsonschema_rs.Registry(list(contents.items()))
+    return jsonschema_rs.validator_for(contents[_uri(name)], registry=registry)
+
+
+def _surely_valid(name: str, document: Any) -> bool:
+    """jsonschema-rs's verdict when it is "valid"; False means "ask python-jsonschema".
+
+    Only "valid" is trusted: where the two disagree it is python-jsonschema that is lenient
+    (a `$` before a final newline, NaN as a number), and a value jsonschema-rs cannot take
+    (a YAML date, a lone surrogate, a non-string key) raises here. Documents come from JSON or
+    safe YAML, so they never hold the tuples jsonschema-rs would accept as arrays.
+    """
+    try:
+        return bool(_fast_validator(name).is_valid(document))
+    except (ValueError, TypeError, OverflowError):
+        return False
+
+
+def is_valid(name: str, document: Any) -> bool:
+    """Whether the document is valid for schema `name`, as python-jsonschema judges it."""
+    return _surely_valid(name, document) or bool(validator(name).is_valid(document))
+
+
 def problems(name: str, document: Any) -> Iterator[SchemaProblem]:
     """Yield the document's problems against schema `name`, most relevant first."""
+    if _surely_valid(name, document):
+        return
     errors = list(validator(name).iter_errors(document))
     errors.sort(key=jsonschema.exceptions.relevance)
     for error in errors:
@@ -75,6 +117,9 @@ def problems(name: str, document: Any) -> Iterator[SchemaProblem]:
 
 def first_problem(name: str, document: Any) -> SchemaProblem | None:
     """Return the single most relevant problem, or None if the document is valid."""
+    # The fast check first: collecting errors costs as much on a valid document as on a bad one.
+    if _surely_valid(name, document):
+        return None
     error = jsonschema.exceptions.best_match(validator(name).iter_errors(document))
     if error is None:
         return None

@@ -55,7 +55,9 @@ class Spec:
 def load_spec(path: Path = suite.RULES_INDEX) -> Spec:
     """Read the rule index (spec/rules.yaml)."""
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        # libyaml when there: the pure-Python parser took 13 ms of every run's start-up.
+        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
         rules = {}
         for raw in data["rules"]:
             rule = Rule(

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import re
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, BinaryIO
 
 from . import __version__
@@ -22,6 +25,28 @@ ANSWERED, REJECTED, CRASHED = 0, 1, 3
 
 def answer(request: Any, *, write: Write = write, read: Read = read) -> dict[str, Any]:
     """The result for one request, or RequestError when the request is invalid."""
+    with _collector_paused():
+        return _answer(request, write=write, read=read)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a request is answered.
+
+    Requests, the writer's state and results hold no reference cycles, and the collector's
+    passes over a long game's objects cost a fifth of the time answering it, and made decoding
+    the request grow faster than its length (100,000 observations).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _answer(request: Any, *, write: Write, read: Read) -> dict[str, Any]:
     if not isinstance(request, dict):
         raise RequestError("a request is a JSON object")
     _check_scalars(request)
@@ -37,6 +62,22 @@ def answer(request: Any, *, write: Write = write, read: Read = read) -> dict[str
 
 def _check_scalars(value: Any) -> None:
     """JSON may carry lone surrogates, which are no Unicode scalar values and cannot be UTF-8."""
+    try:
+        # One pass in C over the whole request, rather than a Python loop over every character.
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not JSON data (a caller's own objects): walk it instead
+        _walk_scalars(value)
+        return
+    if _SURROGATE.search(text):
+        raise RequestError(
+            "the request holds a lone surrogate, which is not a Unicode scalar value"
+        )
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _walk_scalars(value: Any) -> None:
     if isinstance(value, str):
         if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
             raise RequestError(
@@ -44,11 +85,11 @@ def _check_scalars(value: Any) -> None:
             )
     elif isinstance(value, dict):
         for key, item in value.items():
-            _check_scalars(key)
-            _check_scalars(item)
+            _walk_scalars(key)
+            _walk_scalars(item)
     elif isinstance(value, list):
         for item in value:
-            _check_scalars(item)
+            _walk_scalars(item)
 
 
 def _decode(raw: bytes) -> Any:
@@ -61,7 +102,8 @@ def _decode(raw: bytes) -> Any:
 
 
 def _emit(stdout: BinaryIO, message: Any) -> None:
-    stdout.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
+    stdout.write(json.dumps(message, ensure_ascii=False).encode("utf-8"))
+    stdout.write(b"\n")  # not `+ b"\n"`: that copies a long game's answer once more
     stdout.flush()
 
 
@@ -108,7 +150,8 @@ def main(
 def per_case(raw: bytes, stdout: BinaryIO, *, write: Write, read: Read) -> int:
     """C-1, C-2: one request in, one result out; 1 for a rejection, 3 for a failure."""
     try:
-        result = answer(_decode(raw), write=write, read=read)
+        with _collector_paused():
+            result = answer(_decode(raw), write=write, read=read)
     except RequestError as exc:
         print(f"rejected: {exc}", file=sys.stderr)
         return REJECTED
@@ -125,7 +168,9 @@ def persistent(stdin: BinaryIO, stdout: BinaryIO, *, write: Write, read: Read) -
         if not line.strip():
             continue
         try:
-            message = _decode(line)
+            with _collector_paused():
+                message = _decode(line)
+            del line  # a long game's request line: not kept while it is answered
         except RequestError as exc:
             _emit(stdout, {"seq": None, "error": f"bad protocol line: {exc}"})
             continue

@@ -49,9 +49,10 @@ class Printing:
     set: str
     number: str
 
-    def same_as(self, other: Printing) -> bool:
-        """Set codes compare without case; collector numbers are opaque strings (PRINT-2)."""
-        return self.set.upper() == other.set.upper() and self.number == other.number
+    def key(self) -> tuple[str, str]:
+        """Two printings are the same when their keys are: set codes compare without case,
+        collector numbers are opaque strings (PRINT-2)."""
+        return self.set.upper(), self.number
 
     def to_json(self) -> dict[str, str]:
         return {"set": self.set, "number": self.number}
@@ -83,12 +84,6 @@ class CardFacts:
     faces: tuple[str, ...]
     aliases: tuple[str, ...]
     printings: tuple[CardPrinting, ...]
-
-    def answers_to(self, shown: str) -> bool:
-        """Whether a normalized shown name is this card's name, a face or an alias."""
-        return any(
-            normalize_name(known) == shown for known in (self.name, *self.faces, *self.aliases)
-        )
 
     @classmethod
     def from_json(cls, data: Any, where: str) -> CardFacts:
@@ -300,11 +295,26 @@ class Writer:
         self.cards = tuple(
             CardFacts.from_json(c, f"cards[{i}]") for i, c in enumerate(request["cards"])
         )
+        # The database section, indexed the way `identify` looks it up: the first card listed
+        # wins each key, as a search in listed order would find it.
+        self.by_source_id: dict[str, tuple[CardFacts, Printing]] = {}
+        self.by_printing: dict[tuple[str, str], CardFacts] = {}
+        self.by_name: dict[str, CardFacts] = {}
+        for card in self.cards:
+            for known in card.printings:
+                for source_id in known.source_ids:
+                    self.by_source_id.setdefault(source_id, (card, known.printing))
+                self.by_printing.setdefault(known.printing.key(), card)
+            for name in (card.name, *card.faces, *card.aliases):
+                self.by_name.setdefault(normalize_name(name), card)
         self.observations = tuple(
             self._observation(i, o) for i, o in enumerate(request["observations"])
         )
         self.entries: dict[str, Entry] = {}
         self.zone_of: dict[str, str] = {}  # live instance -> zone; ended IDs are absent
+        # zone -> its live instances (a dict as an ordered set): ending a whole library or hand
+        # must not scan every live instance of a long game, whose graveyards keep growing.
+        self.in_zone: dict[str, dict[str, None]] = {}
         self.by_handle: dict[str, str] = {}  # source handle -> live instance, outside libraries
         self.handle_of: dict[str, str] = {}
         self.libraries: dict[str, Library] = {}
@@ -312,7 +322,8 @@ class Writer:
 
     @staticmethod
     def _observation(index: int, data: Any) -> Observation:
-        if not isinstance(data, Mapping) or not isinstance(data.get("type"), str):
+        # `dict` first: the ABC check costs more than the rest of this, once per observation.
+        if not isinstance(data, dict | Mapping) or not isinstance(data.get("type"), str):
             raise RequestError(f"observation {index} is not an object with a `type`")
         return Observation(index=index, data=data)
 
@@ -346,7 +357,7 @@ class Writer:
         """E2: the player's hand and library lose their IDs (ID-8)."""
         player = obs.need("player")
         self.end_library(f"library:{player}")
-        self.end_ids(iid for iid, zone in self.zone_of.items() if zone == f"hand:{player}")
+        self.end_ids(self.in_zone.get(f"hand:{player}", ()))
 
     def on_shuffle(self, obs: Observation) -> None:
         """E1: every ID in the library ends (LIB-2)."""
@@ -447,7 +458,7 @@ class Writer:
         iid = None if position is None else self.library(zone).look(position)
         if iid is None:
             iid = self.new_card(obs, seen_in=zone, goes_to=None)
-            self.zone_of[iid] = zone
+            self.move_to(iid, zone)
             if position is not None:
                 self.library(zone).hold(iid, position)
         return iid
@@ -476,7 +487,7 @@ class Writer:
             self.end_library(dst)
             return
         self.library(dst).put(iid, position)
-        self.zone_of[iid] = dst
+        self.move_to(iid, dst)
 
     def place(self, iid: str, zone: str, handle: str) -> None:
         """Record a live instance outside libraries under the source's current handle."""
@@ -486,7 +497,15 @@ class Writer:
             self.handle_of.pop(stale, None)
         self.by_handle[handle] = iid
         self.handle_of[iid] = handle
+        self.move_to(iid, zone)
+
+    def move_to(self, iid: str, zone: str) -> None:
+        """Record the zone a live instance is now in."""
+        old = self.zone_of.get(iid)
+        if old is not None:
+            del self.in_zone[old][iid]
         self.zone_of[iid] = zone
+        self.in_zone.setdefault(zone, {})[iid] = None
 
     def unhandle(self, iid: str) -> None:
         handle = self.handle_of.pop(iid, None)
@@ -533,8 +552,10 @@ class Writer:
         """The ID ends: P can no longer follow the card, by handle or by position (ID-2)."""
         zone = self.zone_of.pop(iid, None)
         self.unhandle(iid)
-        if zone is not None and is_library(zone):
-            self.library(zone).forget(iid)
+        if zone is not None:
+            del self.in_zone[zone][iid]
+            if is_library(zone):
+                self.library(zone).forget(iid)
 
     def end_ids(self, iids: Iterable[str]) -> None:
         for iid in list(iids):
@@ -542,7 +563,7 @@ class Writer:
 
     def end_library(self, zone: str) -> None:
         """Every ID in the library ends, and no position in it is known any more."""
-        self.end_ids(iid for iid, where in self.zone_of.items() if where == zone)
+        self.end_ids(self.in_zone.get(zone, ()))
         self.library(zone).clear()
 
     def end_all(self, keep: Iterable[str]) -> None:
@@ -630,20 +651,14 @@ class Writer:
 
     def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
         """The card a description names, and the printing its source ID maps to, if any."""
-        if description.source_id is not None:
-            for card in self.cards:
-                for known in card.printings:
-                    if description.source_id in known.source_ids:
-                        return card, known.printing
-        if description.printing is not None:
-            for card in self.cards:
-                if any(known.printing.same_as(description.printing) for known in card.printings):
-                    return card, None
+        if description.source_id is not None and description.source_id in self.by_source_id:
+            return self.by_source_id[description.source_id]
+        if description.printing is not None and description.printing.key() in self.by_printing:
+            return self.by_printing[description.printing.key()], None
         if description.name is not None:
-            shown = self.shown_name(description.name)
-            for card in self.cards:
-                if card.answers_to(shown):
-                    return card, None
+            card = self.by_name.get(self.shown_name(description.name))
+            if card is not None:
+                return card, None
         return None, None
 
     def shown_name(self, name: str) -> str:

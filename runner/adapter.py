@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import queue
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance import schemas
+from conformance import collector, schemas
 from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from runner.process import _CHUNK, MAX_OUTPUT, LineReader, Process
 
@@ -119,10 +117,21 @@ class Persistent:
         self._answered: set[int] = set()
         #: The seq of the last request sent.
         self.last_seq = 0
+        #: The thread inside `run`, if any; `close` from another thread only ends the process.
+        self._running: int | None = None
+        #: Ended from another thread: never started again.
+        self._ended = False
+
+    @property
+    def pid(self) -> int | None:
+        """The implementation process's ID while it runs (for diagnostics and measurements)."""
+        return None if self._proc is None else self._proc.popen.pid
 
     def start(self) -> Hello | str:
         """Start the process and shake hands; return the Hello, or why persistent mode failed."""
         self.close()
+        if self._ended:
+            return "stopped: the run was interrupted"
         proc = Process(self._argv)
         assert proc.popen.stdout is not None
         self._proc, self._lines = proc, LineReader(proc.popen.stdout)
@@ -155,6 +164,13 @@ class Persistent:
 
     def run(self, request: bytes, role: str, timeout: float) -> Answer:
         """Send one request and wait for its answer; any breach of protocol is a crash."""
+        self._running = threading.get_ident()
+        try:
+            return self._run(request, role, timeout)
+        finally:
+            self._running = None
+
+    def _run(self, request: bytes, role: str, timeout: float) -> Answer:
         if self._proc is None or self._proc.popen.poll() is not None:
             started = self.start()
             if isinstance(started, str):
@@ -164,8 +180,8 @@ class Persistent:
             return Unsupported(role=role)
         seq = self.last_seq = next(self._seq)
         began = time.monotonic()
-        line = b'{"cmd":"run","seq":%d,"request":%s}\n' % (seq, request)
-        if not self._proc.send(line):
+        line = (b'{"cmd":"run","seq":%d,"request":' % seq, request, b"}\n")
+        if not self._proc.send(*line):
             # It went away between cases (closed its input, or exited): that is not this case's
             # fault, so start afresh once before blaming the case.
             self.close()
@@ -173,7 +189,7 @@ class Persistent:
             if isinstance(started, str):
                 return Crashed(reason=f"could not restart: {started}")
             assert self._proc is not None
-            if not self._proc.send(line):
+            if not self._proc.send(*line):
                 return self._crash("closed its standard input", began)
         raw = self._next_line(began + timeout)
         if raw is None:
@@ -198,8 +214,9 @@ class Persistent:
             return self._crash(f"answered seq {got!r}, expected {seq}", began, output=raw)
         self._answered.add(seq)
         if "result" in message:
-            result = json.dumps(message["result"], ensure_ascii=False).encode()
-            return Answered(output=result, stderr=self._proc.stderr.take(), seconds=seconds)
+            return Answered(
+                decoded=message["result"], stderr=self._proc.stderr.take(), seconds=seconds
+            )
         if "rejected" in message:
             return Rejected(message=str(message["rejected"]), stderr=self._proc.stderr.take(), seconds=seconds)
         if "error" in message:
@@ -214,7 +231,8 @@ class Persistent:
     def _message(raw: bytes) -> object:
         """The decoded JSON line, or a string saying why it is not one."""
         try:
-            return json.loads(raw.decode("utf-8"))
+            with collector.paused():  # decoded JSON holds no cycles; a long game's has many objects
+                return json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             return f"wrote a line that is not UTF-8 (byte {exc.start})"
         except ValueError:
@@ -232,12 +250,8 @@ class Persistent:
     def _next_line(self, deadline: float) -> bytes | object | None:
         assert self._lines is not None
         while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return _TIMEOUT
-            try:
-                line = self._lines.lines.get(timeout=remaining)
-            except queue.Empty:
+            line = self._lines.next_line(deadline)
+            if line is LineReader.TIMEOUT:
                 return _TIMEOUT
             if isinstance(line, bytes) and not line.strip():
                 continue  # blank lines carry nothing
@@ -245,23 +259,38 @@ class Persistent:
 
     def close(self) -> None:
         """Ask the process to stop, then end its group whatever it does."""
-        proc, self._proc = self._proc, None
+        proc = self._proc
         if proc is None:
             return
-        if proc.popen.poll() is None and proc.send(b'{"cmd":"stop"}\n', close=True):
-            try:
-                proc.popen.wait(timeout=_GRACE)
-            except subprocess.TimeoutExpired:
-                pass
-        self._drain_after_stop()
+        if self._running not in (None, threading.get_ident()):
+            # Another thread is waiting on this process (an interrupted parallel run): end it,
+            # and that thread, seeing the end of its output, cleans up as after any crash.
+            self._ended = True
+            proc.end_group()
+            return
+        self._proc = None
+        stopped = proc.popen.poll() is None and proc.send(b'{"cmd":"stop"}\n', close=True)
+        self._drain_after_stop(proc, _GRACE if stopped else 0.0)
         proc.kill()
 
-    def _drain_after_stop(self) -> None:
-        """Answers still unread at stop are second answers: mark the requests they repeat."""
+    def _drain_after_stop(self, proc: Process, grace: float) -> None:
+        """Read what is left until the process is gone (within `grace`): answers still unread
+        are second answers, so mark the requests they repeat."""
         if self._lines is None:
             return
-        deadline = time.monotonic() + 0.2
-        while (line := self._next_line(deadline)) not in (None, _TIMEOUT):
+        deadline = time.monotonic() + grace
+        exited = False
+        while True:
+            if not exited and proc.popen.poll() is not None:
+                # Gone: what it wrote is in the pipe, unless a child it left holds the pipe open.
+                exited, deadline = True, min(deadline, time.monotonic() + 0.2)
+            line = self._next_line(min(deadline, time.monotonic() + 0.05))
+            if line is None:
+                break
+            if line is _TIMEOUT:
+                if time.monotonic() >= deadline:
+                    break
+                continue
             if isinstance(line, bytes):
                 message = self._message(line)
                 if isinstance(message, dict) and message.get("seq") in self._answered:

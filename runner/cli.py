@@ -21,7 +21,7 @@ from enum import IntEnum
 from pathlib import Path
 
 from conformance import console, report, schemas, suite
-from conformance.cases import Corpus, case_files, load_corpus
+from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
 from conformance.known import apply_known_failures, load_known_failures
@@ -32,6 +32,7 @@ from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute
 from runner.failures import save_failures
+from runner.loading import load_cases
 from runner.process import split_command
 from runner.progress import Progress
 
@@ -119,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
     if not args.cases.exists():
         raise UsageError(f"no such case directory or file: {args.cases}")
-    return load_corpus(case_files(args.cases), spec)
+    return load_cases(case_files(args.cases), spec)
 
 
 def _selection(args: argparse.Namespace) -> Selection:

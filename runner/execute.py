@@ -54,11 +54,14 @@ class _Interrupted(Exception):
 class Worker:
     """Runs cases one at a time: in its own persistent process, or a process per case."""
 
-    def __init__(self, options: Options, spec: Spec, *, isolate: bool) -> None:
+    def __init__(
+        self, options: Options, spec: Spec, *, isolate: bool, session: Persistent | None = None
+    ) -> None:
         self._options = options
         self._spec = spec
         self._isolate = isolate
-        self._session: Persistent | None = None
+        #: The persistent process; a started one may be handed over (the probe's, see run_cases).
+        self._session: Persistent | None = session
         self._case_of_seq: dict[int, str] = {}
         #: case ID -> a protocol breach about that case seen only later (a second answer).
         self.late_violations: dict[str, str] = {}
@@ -102,13 +105,14 @@ class Worker:
             self._session = None
 
 
-def probe(options: Options) -> Hello | str:
-    """Shake hands once: the Hello if persistent mode works, else why it does not."""
+def start_session(options: Options) -> Persistent | str:
+    """Start the implementation in persistent mode: the running session, or why it failed."""
     session = Persistent(options.argv, start_timeout=options.start_timeout)
-    try:
-        return session.start()
-    finally:
+    started = session.start()
+    if isinstance(started, str):
         session.close()
+        return started
+    return session
 
 
 def run_cases(
@@ -121,12 +125,16 @@ def run_cases(
     hello: Hello | None = None
     fallback: str | None = None
     isolate = options.isolate
+    # The probe's process serves the first worker: starting a second one cost as much as the
+    # whole corpus takes to run in persistent mode.
+    spare: list[Persistent] = []
     if not isolate:
-        started = probe(options)
+        started = start_session(options)
         if isinstance(started, str):
             isolate, fallback = True, started
         else:
-            hello = started
+            hello = started.hello
+            spare.append(started)
     local = threading.local()
     workers: list[Worker] = []
     lock = threading.Lock()
@@ -140,8 +148,9 @@ def run_cases(
             raise _Interrupted
         worker = getattr(local, "worker", None)
         if worker is None:
-            worker = local.worker = Worker(options, spec, isolate=isolate)
             with lock:
+                session = spare.pop() if spare else None
+                worker = local.worker = Worker(options, spec, isolate=isolate, session=session)
                 workers.append(worker)
         outcome, answer = worker.run(case)
         with lock:
@@ -165,6 +174,8 @@ def run_cases(
         interrupted = True
         stopping.set()
     finally:
+        for session in spare:
+            session.close()  # no case took it
         for worker in workers:
             worker.close()  # ends every implementation process, so busy threads return
         if pool is not None:

@@ -30,7 +30,9 @@ def save_failures(
             target.mkdir(parents=True, exist_ok=True)
             (target / "request.json").write_bytes(case.request_bytes() + b"\n")
             answer = answers.get(case.id)
-            if isinstance(answer, Answered | Crashed):
+            if isinstance(answer, Answered):
+                (target / "output").write_bytes(answer.raw())
+            elif isinstance(answer, Crashed):
                 (target / "output").write_bytes(answer.output)
             if isinstance(answer, Answered | Crashed | Rejected):
                 (target / "stderr.txt").write_text(answer.stderr, encoding="utf-8")
@@ -43,7 +45,7 @@ def save_failures(
             )
             if isinstance(answer, Answered):
                 try:
-                    pretty = json.dumps(json.loads(answer.output), indent=2, ensure_ascii=False)
+                    pretty = json.dumps(json.loads(answer.raw()), indent=2, ensure_ascii=False)
                     (target / "output.pretty.json").write_text(pretty + "\n", encoding="utf-8")
                 except ValueError:
                     pass

@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 
 from conformance import console, suite
-from conformance.cases import Case, case_files, load_corpus
+from conformance.cases import Case, case_files
 from conformance.errors import CaseError, UsageError
 from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
 from conformance.spec import load_spec
 from runner import execute
+from runner.adapter import Persistent
+from runner.loading import load_cases
 from runner.process import split_command
 
 
@@ -52,8 +54,12 @@ def _worker(config: pytest.Config) -> execute.Worker:
             timeout=execute.DEFAULT_TIMEOUT * multiplier,
             start_timeout=execute.START_TIMEOUT * multiplier,
         )
-        isolate = options.isolate or isinstance(execute.probe(options), str)
-        config.stash[_WORKER] = execute.Worker(options, load_spec(), isolate=isolate)
+        # The probe's process serves the cases, rather than being stopped and started again.
+        started = None if options.isolate else execute.start_session(options)
+        session = started if isinstance(started, Persistent) else None
+        config.stash[_WORKER] = execute.Worker(
+            options, load_spec(), isolate=session is None, session=session
+        )
     return config.stash[_WORKER]
 
 
@@ -95,7 +101,7 @@ class Corpus(pytest.Directory):
     def collect(self) -> Iterator[pytest.Item]:
         root = self.config.getoption("--cardid-cases") or suite.CASES_DIR
         spec = load_spec()
-        corpus = load_corpus(case_files(root), spec)
+        corpus = load_cases(case_files(root), spec)
         for bug in corpus.bugs:
             yield BrokenCase.from_parent(self, name=bug.path.stem, error=bug)
         for case in corpus.cases:

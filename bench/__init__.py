@@ -1,0 +1,1 @@
+"""The performance benchmark (bench/run.py), its null implementation and generated workloads."""

@@ -1,0 +1,722 @@
+"""The performance benchmark: every figure of docs/performance.md, with its target and verdict.
+
+Run from anywhere as `python bench/run.py`; `--quick` is a short smoke run (smaller inputs, one
+repeat: its figures are not for the record), `--strict` exits 1 when a target is missed.
+Figures are medians over repeated runs; every ratio is taken between figures of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `bench` is not an installed package; the suite's packages are
+    sys.path.insert(0, str(ROOT))
+
+from bench import workload
+from conformance import suite
+from conformance.cardtable import CardEntry
+from conformance.cases import Case, Corpus, WriterExpectation, case_files, load_corpus
+from conformance.judge import judge
+from conformance.outcome import Passed
+from conformance.spec import Level, Spec, load_spec
+from reference.adapter import answer
+from reference.errors import RequestError
+from runner import execute
+from runner.adapter import Persistent
+from runner.loading import load_cases
+
+NULL_IMPL = ROOT / "bench" / "null_impl.py"
+#: Every figure key the benchmark prints, in order (tests/test_bench.py checks them all).
+KEYS = (
+    *("1a", "1b", "1c", "1d", "1e"),
+    *("2a", "2b", "2c", "2d", "2e", "2f", "2g"),
+    *("3a", "3b", "3c", "3d", "3e", "3f", "3g"),
+    *("4a", "4b", "4c", "4d"),
+    *("5a", "5b", "5c", "5d", "5e"),
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Figure:
+    """One printed figure: a measured value and, when it is a target, the limit and verdict."""
+
+    key: str
+    label: str
+    value: str
+    target: str = ""
+    met: bool | None = None
+
+    def status(self, quick: bool) -> str:
+        if self.met is None:
+            return ""
+        if quick:
+            return "(quick)"  # smaller inputs: the verdict would mean nothing
+        return "MET" if self.met else "MISSED"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    """How much to measure: the full run, or the quick smoke run."""
+
+    quick: bool
+    overhead_repeats: int
+    overhead_passes: int
+    corpus_repeats: int
+    corpus_cases: int | None
+    sizes: tuple[int, int, int]
+    growth_repeats: int
+    generated_cases: int
+    load_repeats: int
+    tool_repeats: int
+
+
+FULL = Settings(
+    quick=False,
+    overhead_repeats=15,
+    overhead_passes=5,
+    corpus_repeats=3,
+    corpus_cases=None,
+    sizes=(1_000, 10_000, 100_000),
+    growth_repeats=3,
+    generated_cases=10_000,
+    load_repeats=3,
+    tool_repeats=5,
+)
+QUICK = Settings(
+    quick=True,
+    overhead_repeats=3,
+    overhead_passes=1,
+    corpus_repeats=1,
+    corpus_cases=8,
+    sizes=(100, 1_000, 10_000),
+    growth_repeats=1,
+    generated_cases=200,
+    load_repeats=1,
+    tool_repeats=1,
+)
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.3f} ms"
+
+
+def say(text: str) -> None:
+    """Progress goes to standard error, so standard output holds the report only."""
+    print(text, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------- the machine
+
+
+def machine() -> list[str]:
+    """What the figures were measured on."""
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    memory = "unknown"
+    if shutil.which("free"):
+        lines = subprocess.run(
+            ["free", "-h"], capture_output=True, text=True, check=False
+        ).stdout.splitlines()
+        if len(lines) > 1:
+            memory = lines[1].split()[1]
+    return [
+        f"cpus: {os.cpu_count()} (usable: {len(os.sched_getaffinity(0))}), model: {model}",
+        f"memory: {memory}; python {platform.python_version()} ({sys.executable}); {platform.platform()}",
+        f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}",
+    ]
+
+
+# ---------------------------------------------------------------------- 1. runner overhead
+
+
+def reply_bodies(cases: Sequence[Case]) -> list[bytes]:
+    """The null implementation's canned replies: the reference's answers, computed beforehand."""
+    bodies = []
+    for case in cases:
+        try:
+            result = answer(json.loads(case.request_bytes()))
+            body = (
+                b'"result":'
+                + json.dumps(result, ensure_ascii=False, separators=(",", ":")).encode()
+            )
+        except RequestError as exc:
+            body = b'"rejected":' + json.dumps(str(exc)).encode()
+        bodies.append(body)
+    return bodies
+
+
+class _NullProcess:
+    """The bare client's end of a null implementation: framed lines out, lines back."""
+
+    def __init__(self, argv: Sequence[str]) -> None:
+        self._popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert self._popen.stdin is not None and self._popen.stdout is not None
+        self._stdin, self.readline = self._popen.stdin, self._popen.stdout.readline
+        self.write(b'{"cmd":"start","protocol":1}\n')
+        self.readline()
+
+    def write(self, line: bytes) -> None:
+        self._stdin.write(line)
+        self._stdin.flush()
+
+    def stop(self) -> None:
+        self._stdin.close()
+        self._popen.wait()
+
+
+def figure_overhead(
+    cases: Sequence[Case], spec: Spec, settings: Settings, tmp: Path
+) -> list[Figure]:
+    """(1) The runner's persistent-mode round trip against a bare JSON-lines round trip.
+
+    Both start from the request as data and end with the answer decoded: the bare client
+    encodes the request, frames it, writes it, reads the answer line and decodes it, which any
+    JSON-lines client must do; what the runner does on top is its overhead. A bytes-only round
+    trip (the same framed payload out, the answer line back, nothing encoded or decoded) is
+    shown too, as the pipe's own cost. Each has its own null implementation process, and the
+    three take turns request by request, so that each round trip wakes a peer that has been
+    idle as long (the others' turns) and none runs in a warmer regime than the others.
+    """
+    canned = tmp / "canned.jsonl"
+    canned.write_bytes(b"\n".join(reply_bodies(cases)) + b"\n")
+    argv = (sys.executable, str(NULL_IMPL), str(canned))
+    bare, pipe = _NullProcess(argv), _NullProcess(argv)
+    session = Persistent(argv, start_timeout=30.0)
+    session.start()
+    dumps, loads, clock = json.dumps, json.loads, time.perf_counter
+    payloads = [case.request_bytes() for case in cases]
+    answers: list[Any] = [None] * len(cases)
+    seq = 0
+    timings: dict[str, list[float]] = {"bare": [], "runner": [], "bytes": []}
+    for _ in range(settings.overhead_repeats):
+        spent = dict.fromkeys(timings, 0.0)
+        for _ in range(settings.overhead_passes):
+            for index, case in enumerate(cases):
+                seq += 1
+                began = clock()
+                payload = dumps(case.request, ensure_ascii=False, separators=(",", ":")).encode()
+                bare.write(b'{"cmd":"run","seq":%d,"request":%s}\n' % (seq, payload))
+                loads(bare.readline())
+                spent["bare"] += clock() - began
+                began = clock()
+                answers[index] = session.run(
+                    case.request_bytes(), case.role, execute.DEFAULT_TIMEOUT
+                )
+                spent["runner"] += clock() - began
+                began = clock()
+                pipe.write(b'{"cmd":"run","seq":%d,"request":%s}\n' % (seq, payloads[index]))
+                pipe.readline()
+                spent["bytes"] += clock() - began
+        for name, total in spent.items():
+            timings[name].append(total / (len(cases) * settings.overhead_passes))
+    bare.stop()
+    pipe.stop()
+    session.close()
+
+    judged = []
+    for _ in range(settings.overhead_repeats):
+        began = time.perf_counter()
+        for case, got in zip(cases, answers, strict=True):
+            judge(case, got, spec)
+        judged.append((time.perf_counter() - began) / len(cases))
+
+    runner, client, pipe_only = (statistics.median(timings[k]) for k in ("runner", "bare", "bytes"))
+    return [
+        Figure(
+            key="1a",
+            label="persistent mode, runner: per case (null impl; encode to decode)",
+            value=ms(runner),
+        ),
+        Figure(
+            key="1b",
+            label="bare JSON-lines client: per case (same payloads, same null impl)",
+            value=ms(client),
+        ),
+        Figure(
+            key="1c",
+            label="runner overhead: runner / bare client",
+            value=f"{runner / client:.2f}x",
+            target="<= 2x",
+            met=runner / client <= 2.0,
+        ),
+        Figure(
+            key="1d",
+            label=f"pipe only, bytes out and back: per case ({runner / pipe_only:.1f}x under the runner)",
+            value=ms(pipe_only),
+        ),
+        Figure(
+            key="1e",
+            label="judging per case (result schema + comparison), not in 1a",
+            value=ms(statistics.median(judged)),
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------- 2. the corpus
+
+
+def run_corpus(cases: Sequence[Case], spec: Spec, options: execute.Options) -> tuple[float, float]:
+    """Whole-run seconds, and seconds per case from first to last finished case (start-up excluded)."""
+    stamps: list[float] = []
+    began = time.perf_counter()
+    execution = execute.run_cases(
+        cases, options, spec, progress=lambda _: stamps.append(time.perf_counter())
+    )
+    total = time.perf_counter() - began
+    failed = [o.case_id for o in execution.outcomes if not isinstance(o, Passed)]
+    if failed:
+        raise SystemExit(f"the reference failed {failed} in the benchmark run")
+    return total, (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+
+
+def figure_corpus(cases: Sequence[Case], spec: Spec, settings: Settings) -> list[Figure]:
+    """(2) The corpus against the reference: persistent against --isolate, -j 1 against -j 2."""
+    argv = execute.REFERENCE_ARGV
+    persistent = execute.Options(argv=argv)
+    isolate1 = execute.Options(argv=argv, isolate=True)
+    isolate2 = execute.Options(argv=argv, isolate=True, jobs=2)
+    runs: dict[str, list[tuple[float, float]]] = {"p": [], "i1": [], "i2": []}
+    for _ in range(settings.corpus_repeats):
+        for name, options in (("p", persistent), ("i1", isolate1), ("i2", isolate2)):
+            runs[name].append(run_corpus(cases, spec, options))
+
+    def median(name: str, index: int) -> float:
+        return statistics.median(run[index] for run in runs[name])
+
+    per_p, per_i = median("p", 1), median("i1", 1)
+    total_p = median("p", 0)
+    total_i1, total_i2 = median("i1", 0), median("i2", 0)
+    return [
+        Figure(
+            key="2a",
+            label=f"persistent: per case ({len(cases)} cases, judging included)",
+            value=ms(per_p),
+        ),
+        Figure(
+            key="2b",
+            label="persistent: fixed start-up (probe, process start, handshake)",
+            value=ms(total_p - per_p * len(cases)),
+        ),
+        Figure(key="2c", label="--isolate: per case (a process per case)", value=ms(per_i)),
+        Figure(
+            key="2d",
+            label="per-case cost: --isolate / persistent",
+            value=f"{per_i / per_p:.0f}x",
+            target=">= 50x",
+            met=per_i / per_p >= 50,
+        ),
+        Figure(key="2e", label="--isolate -j 1: whole run", value=f"{total_i1:.2f} s"),
+        Figure(key="2f", label="--isolate -j 2: whole run", value=f"{total_i2:.2f} s"),
+        Figure(
+            key="2g",
+            label="--isolate speed-up: -j 1 / -j 2",
+            value=f"{total_i1 / total_i2:.2f}x",
+            target=">= 1.6x",
+            met=total_i1 / total_i2 >= 1.6,
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------- 3. growth with game length
+
+
+def growth_worker(path: Path, repeats: int) -> None:
+    """In a fresh process (so peak memory is this size's own): run one generated game, judge it."""
+    data = json.loads(path.read_bytes())
+    expectation = WriterExpectation(
+        labels=tuple(data["labels"]),
+        rule_hints=(None,) * len(data["labels"]),
+        instances={
+            label: CardEntry.from_dict(raw, id=label) for label, raw in data["instances"].items()
+        },
+    )
+    case = Case(
+        id="generated-game",
+        description="generated",
+        role="writer",
+        level=Level.MUST,
+        rules=("ID-3",),
+        cr=("400.7",),
+        tags=(),
+        path=path,
+        request=data["request"],
+        expectation=expectation,
+    )
+    del data
+    spec = load_spec()
+    session = Persistent(execute.REFERENCE_ARGV, start_timeout=60.0)
+    session.start()
+    gc.collect()
+    reset_peak(os.getpid())  # the peak from here on: handling the game, not building this test
+    impl, judging, peaks = [], [], {}
+    for repeat in range(repeats):
+        began = time.perf_counter()
+        got = session.run(case.request_bytes(), "writer", 600.0)
+        answered = time.perf_counter()
+        outcome = judge(case, got, spec)
+        impl.append(answered - began)
+        judging.append(time.perf_counter() - answered)
+        if not isinstance(outcome, Passed):
+            raise SystemExit(f"the generated game did not pass: {outcome}")
+        del got, outcome
+        if repeat == 0:  # one game per process: later repeats only add allocator leftovers
+            peaks = {"runner_mb": peak_mb(os.getpid()), "impl_mb": peak_mb(session.pid)}
+    session.close()
+    print(
+        json.dumps(
+            {
+                "impl": statistics.median(impl),
+                "judge": statistics.median(judging),
+                "total": statistics.median(i + j for i, j in zip(impl, judging, strict=True)),
+                **peaks,
+            }
+        )
+    )
+
+
+def reset_peak(pid: int) -> None:
+    """Start VmHWM afresh (Linux: `5` to clear_refs), where the kernel allows it."""
+    try:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def peak_mb(pid: int | None) -> float:
+    """A process's peak resident memory (VmHWM), in MiB.
+
+    Not getrusage's ru_maxrss: Linux carries that over exec from the forking parent, so a
+    child of a large process would report its parent's size.
+    """
+    if pid is None:
+        return float("nan")
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
+    """(3) Generated games of three lengths through the reference and the comparison."""
+    cards = workload.card_pool()
+    results = {}
+    for size in settings.sizes:
+        say(f"  game of {size:,} observations")
+        request = workload.writer_request(size, seed=size, cards=cards)
+        labels, instances = workload.expected_instances(request)
+        path = tmp / f"game-{size}.json"
+        path.write_text(json.dumps({"request": request, "labels": labels, "instances": instances}))
+        del request, labels, instances
+        done = subprocess.run(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--growth-worker",
+                str(path),
+                "--repeat",
+                str(settings.growth_repeats),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise SystemExit(f"growth worker failed for {size}:\n{done.stderr}")
+        results[size] = json.loads(done.stdout)
+        path.unlink()
+    small, middle, large = settings.sizes
+    figures = []
+    for key, size in (("3a", small), ("3b", middle), ("3c", large)):
+        r = results[size]
+        figures.append(
+            Figure(
+                key=key,
+                label=f"{size:,} observations: time (implementation + judging)",
+                value=f"{r['total']:.3f} s ({r['impl']:.3f} + {r['judge']:.3f})",
+            )
+        )
+    r = results[large]
+    peak = r["runner_mb"] + r["impl_mb"]
+    ratio_small, ratio_large = (
+        results[middle]["total"] / results[small]["total"],
+        r["total"] / results[middle]["total"],
+    )
+    figures += [
+        Figure(key="3d", label=f"time ratio {middle:,} / {small:,}", value=f"{ratio_small:.1f}x"),
+        Figure(
+            key="3e",
+            label=f"time ratio {large:,} / {middle:,} (linear: 10x)",
+            value=f"{ratio_large:.1f}x",
+            target="<= 12x",
+            met=ratio_large <= 12,
+        ),
+        Figure(
+            key="3f",
+            label=f"{large:,} observations: time",
+            value=f"{r['total']:.3f} s",
+            target="<= 2 s",
+            met=r["total"] <= 2.0,
+        ),
+        Figure(
+            key="3g",
+            label=f"{large:,} observations: peak memory (runner + implementation)",
+            value=f"{peak:.0f} MB ({r['runner_mb']:.0f} + {r['impl_mb']:.0f})",
+            target="<= 300 MB",
+            met=peak <= 300,
+        ),
+    ]
+    for size in (small, middle):
+        rr = results[size]
+        say(f"  {size:,}: peak {rr['runner_mb']:.0f} + {rr['impl_mb']:.0f} MB")
+    return figures
+
+
+# ---------------------------------------------------------------------- 4. loading cases
+
+
+def timed_load(
+    load: Callable[[Sequence[Path], Spec], Corpus],
+    root: Path,
+    spec: Spec,
+    repeats: int,
+    expected: int,
+) -> tuple[float, float]:
+    """First load (schemas compiled on the way) and the median of the following ones."""
+    times = []
+    for _ in range(repeats + 1):
+        began = time.perf_counter()
+        corpus = load(case_files(root), spec)
+        times.append(time.perf_counter() - began)
+        if corpus.bugs or len(corpus.cases) != expected:
+            raise SystemExit(f"loading {root}: {len(corpus.cases)} cases, bugs {corpus.bugs[:3]}")
+        del corpus
+    return times[0], statistics.median(times[1:])
+
+
+def figure_loading(spec: Spec, settings: Settings, tmp: Path) -> list[Figure]:
+    """(4) Loading and validating the corpus, and many generated cases like the corpus' own.
+
+    Loaded as `cardid run` and `pytest conformance` load them (runner.loading.load_cases: the
+    YAML of 2,000 files or more is parsed in worker processes), and in one process too.
+    """
+    corpus_size = len(case_files(suite.CASES_DIR))
+    _, corpus = timed_load(
+        load_cases, suite.CASES_DIR, spec, max(3, settings.load_repeats), corpus_size
+    )
+    folder = tmp / "generated"
+    count = settings.generated_cases
+    say(f"  writing {count:,} generated cases")
+    size = workload.write_cases(folder, count, seed=2026)
+    first, generated = timed_load(load_cases, folder, spec, settings.load_repeats, count)
+    _, serial = timed_load(load_corpus, folder, spec, settings.load_repeats, count)
+    limit = 3.0 * count / 10_000
+    return [
+        Figure(
+            key="4a",
+            label=f"corpus: load and validate {corpus_size} cases",
+            value=f"{corpus * 1000:.1f} ms",
+        ),
+        Figure(
+            key="4b",
+            label=f"{count:,} generated cases ({size / count / 1024:.1f} KB each): first load",
+            value=f"{first:.2f} s",
+        ),
+        Figure(
+            key="4c",
+            label=f"{count:,} generated cases: load and validate, as cardid does",
+            value=f"{generated:.2f} s",
+            target=f"<= {limit:g} s",
+            met=generated <= limit,
+        ),
+        Figure(
+            key="4d",
+            label=f"{count:,} generated cases: the same in one process",
+            value=f"{serial:.2f} s",
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------- 5. pytest plugin and CLI
+
+_CLI_TIMER = """
+import json, sys, time
+from runner.cli import main
+began = time.perf_counter()
+code = main(["run", "-q"])
+print(json.dumps({"session": time.perf_counter() - began, "code": code}), file=sys.stderr)
+"""
+
+
+def _wall(
+    argv: Sequence[str], env: dict[str, str] | None = None
+) -> tuple[float, subprocess.CompletedProcess[str]]:
+    began = time.perf_counter()
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False, env=env)
+    return time.perf_counter() - began, done
+
+
+def figure_tools(settings: Settings, tmp: Path) -> list[Figure]:
+    """(5) `pytest conformance` against `cardid run`, on the same corpus and implementation."""
+    times_file = tmp / "pytest-times.json"
+    env = {**os.environ, "CARDID_BENCH_TIMES": str(times_file)}
+    # Without the hypothesis plugin, which this project's test extras install: it imports
+    # hypothesis in its end-of-session summary (0.9 s here), whatever the session ran.
+    flags = ["-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"]
+    pytest_argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "conformance",
+        *flags,
+        "-p",
+        "bench.pytest_timer",
+    ]
+    empty = tmp / "empty"
+    empty.mkdir(exist_ok=True)
+    samples: dict[str, list[float]] = {
+        "cli": [],
+        "cli_wall": [],
+        "pytest": [],
+        "pytest_wall": [],
+        "pytest_empty": [],
+    }
+    for _ in range(settings.tool_repeats):
+        wall, done = _wall([sys.executable, "-c", _CLI_TIMER])
+        report = json.loads(done.stderr.strip().splitlines()[-1])
+        if report["code"] != 0:
+            raise SystemExit(f"cardid run failed:\n{done.stdout}")
+        samples["cli"].append(report["session"])
+        samples["cli_wall"].append(wall)
+        wall, done = _wall(pytest_argv, env)
+        if done.returncode != 0:
+            raise SystemExit(f"pytest conformance failed:\n{done.stdout}\n{done.stderr}")
+        samples["pytest"].append(json.loads(times_file.read_text())["session"])
+        samples["pytest_wall"].append(wall)
+        wall, _ = _wall([sys.executable, "-m", "pytest", str(empty), *flags])
+        samples["pytest_empty"].append(wall)
+    m = {name: statistics.median(values) for name, values in samples.items()}
+    return [
+        Figure(
+            key="5a",
+            label="cardid run: from main() to exit status (load, run, report)",
+            value=f"{m['cli'] * 1000:.0f} ms",
+        ),
+        Figure(
+            key="5b",
+            label="pytest conformance: session (collect = load, run, teardown)",
+            value=f"{m['pytest'] * 1000:.0f} ms",
+        ),
+        Figure(
+            key="5c",
+            label="pytest plugin / CLI, start-up of each tool excluded",
+            value=f"{m['pytest'] / m['cli']:.2f}x",
+            target="<= 1.5x",
+            met=m["pytest"] / m["cli"] <= 1.5,
+        ),
+        Figure(
+            key="5d",
+            label="whole commands, wall: cardid run / pytest conformance",
+            value=f"{m['cli_wall']:.2f} s / {m['pytest_wall']:.2f} s",
+        ),
+        Figure(
+            key="5e",
+            label="pytest's own start-up here (an empty session, same plugins)",
+            value=f"{m['pytest_empty']:.2f} s",
+        ),
+    ]
+
+
+# ---------------------------------------------------------------------- the report
+
+
+def table(figures: Sequence[Figure], quick: bool) -> list[str]:
+    width = max(len(f"{f.key} {f.label}") for f in figures)
+    value_width = max(len(f.value) for f in figures)
+    lines = [f"{'figure':<{width}}  {'value':<{value_width}}  {'target':<9}  status"]
+    for f in figures:
+        line = f"{f.key + ' ' + f.label:<{width}}  {f.value:<{value_width}}  {f.target:<9}  {f.status(quick)}"
+        lines.append(line.rstrip())
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="a short smoke run; its figures are not for the record"
+    )
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
+    parser.add_argument(
+        "--only", default="12345", help="which benchmarks to run, e.g. 14 (default: all)"
+    )
+    parser.add_argument("--growth-worker", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.growth_worker:
+        growth_worker(args.growth_worker, args.repeat)
+        return 0
+    settings = QUICK if args.quick else FULL
+    spec = load_spec()
+    corpus = load_corpus(case_files(suite.CASES_DIR), spec).cases
+    subset = corpus if settings.corpus_cases is None else corpus[: settings.corpus_cases]
+    header = [
+        "cardid benchmark"
+        + (" (QUICK: a smoke run, not for the record)" if settings.quick else ""),
+        *machine(),
+    ]
+    figures: list[Figure] = []
+    steps: list[tuple[str, Callable[[Path], list[Figure]]]] = [
+        ("1", lambda tmp: figure_overhead(corpus, spec, settings, tmp)),
+        ("2", lambda tmp: figure_corpus(subset, spec, settings)),
+        ("5", lambda tmp: figure_tools(settings, tmp)),
+        ("4", lambda tmp: figure_loading(spec, settings, tmp)),
+        ("3", lambda tmp: figure_growth(settings, tmp)),  # last: it leaves the largest heap behind
+    ]
+    with tempfile.TemporaryDirectory(prefix="cardid-bench-") as tmp:
+        for number, step in steps:
+            if number in args.only:
+                say(f"benchmark {number} ...")
+                began = time.perf_counter()
+                figures += step(Path(tmp))
+                say(f"benchmark {number} took {time.perf_counter() - began:.1f} s")
+    figures.sort(key=lambda f: KEYS.index(f.key))
+    for line in header:
+        print(line)
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print()
+    for line in table(figures, settings.quick):
+        print(line)
+    print()
+    if settings.quick:
+        print("targets: not judged in a quick run")
+        return 0
+    missed = [f.key for f in figures if f.met is False]
+    met = sum(f.met is True for f in figures)
+    print(
+        f"targets: {met} met, {len(missed)} missed" + (f" ({', '.join(missed)})" if missed else "")
+    )
+    return 1 if args.strict and missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,419 @@
+"""The fast paths answer exactly as the slow ones: plain-data YAML, jsonschema-rs, parallel loading,
+paused garbage collection, and the reference's indexes and surrogate check."""
+
+from __future__ import annotations
+
+import datetime
+import gc
+import json
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance import collector, schemas, suite, yamlfile
+from conformance.cases import case_files, load_corpus
+from conformance.errors import CaseError
+from conformance.spec import Spec
+from reference.adapter import _check_scalars, _walk_scalars, answer
+from reference.errors import RequestError
+from reference.writer import write
+from runner import loading
+from tests.conftest import WRITER_CASE
+
+# ---------------------------------------------------------------------- YAML
+
+
+def _outcome(path: Path) -> tuple[Any, ...]:
+    try:
+        return ("data", repr(yamlfile.load(path)))  # repr: 1, True and 1.0 stay apart, nan compares
+    except CaseError as exc:
+        return ("case error", exc.message, exc.line)
+    except Exception as exc:  # noqa: BLE001 - the slow path must fail the same way
+        return ("raised", type(exc).__name__)
+
+
+def _both_ways(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    fast = _outcome(path)
+    with monkeypatch.context() as patch:
+        patch.setattr(yamlfile, "_load_plain", lambda text: yamlfile._NOT_PLAIN)
+        slow = _outcome(path)
+    return fast, slow
+
+
+TEXTS = {
+    "flow and block": "a: {b: [1, 2.5, x], c: 'q'}\nd:\n  - e: null\n  - ~\n",
+    "yaml 1.1 scalars": "a: yes\nb: NO\nc: on\nd: 010\ne: 0x10\nf: 1e3\ng: .inf\nh: .nan\ni: -0\nj: 1_000\nk: 190:20:30\n",
+    "quoted lookalikes": "a: 'yes'\nb: \"010\"\nc: '1.5'\nd: 'null'\n",
+    "block scalars": "a: |\n  two\n  lines\nb: >\n  folded\n  text\n",
+    "unicode": 'name: "Fire // Ice"\nalias: Élémental de terre\ncurly: Fates’ Reversal\n',
+    "empty document": "",
+    "comments only": "# nothing here\n",
+    "anchor without alias": "a: &x 1\nb: 2\n",
+    "alias": "a: &x [1]\nb: *x\n",
+    "merge key": "base: &b {x: 1}\nother:\n  <<: *b\n",
+    "duplicate key": "a: 1\nb: 2\na: 3\n",
+    "duplicate of another type": "1: a\n1.0: b\n",
+    "bool and int keys": "true: a\n1: b\n",
+    "int key": "1: a\n",
+    "complex key": "? [a, b]\n: c\n",
+    "timestamp": "day: 2024-01-31\n",
+    "binary": "b: !!binary aGVsbG8=\n",
+    "set": "s: !!set {a, b}\n",
+    "omap": "o: !!omap [{a: 1}, {b: 2}]\n",
+    "explicit core tags": "a: !!str 1\nb: !!int '3'\nc: !!float '2'\nd: !!bool 'yes'\ne: !!null ''\n",
+    "bad explicit int": "a: !!int abc\n",
+    "local tag": "a: !thing x\n",
+    "python tag": "a: !!python/name:os.system\n",
+    "value key": "=: a\n",
+    "two documents": "a: 1\n---\nb: 2\n",
+    "syntax error": "a: [1, 2\n",
+    "tab indent": "a:\n\t- 1\n",
+    "deep flow": "[" * 300 + "]" * 300,
+}
+
+
+@pytest.mark.parametrize("text", TEXTS.values(), ids=TEXTS.keys())
+def test_plain_yaml_path_loads_as_the_full_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    """Data, refusals, line numbers and failures are the full strict loader's, whatever the text."""
+    path = tmp_path / "case.yaml"
+    path.write_text(text, encoding="utf-8")
+    fast, slow = _both_ways(path, monkeypatch)
+    assert fast == slow
+
+
+def test_every_corpus_file_takes_the_plain_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Case files are plain data: none falls back to the full loader, and all load the same."""
+    for path in case_files(suite.CASES_DIR):
+        assert yamlfile._load_plain(path.read_text(encoding="utf-8")) is not yamlfile._NOT_PLAIN, (
+            path
+        )
+        fast, slow = _both_ways(path, monkeypatch)
+        assert fast == slow, path
+
+
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(st.characters(blacklist_categories=("Cs",)), max_size=12)
+    | st.sampled_from(
+        [
+            "yes",
+            "No",
+            "ON",
+            "off",
+            "010",
+            "0x1F",
+            "1e3",
+            "1.5",
+            "~",
+            "null",
+            "2024-01-01",
+            "<<",
+            "=",
+            "&a",
+            "*a",
+        ]
+    )
+)
+PLAIN = st.recursive(
+    SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=PLAIN, flow=st.sampled_from([None, True, False]))
+def test_dumped_plain_data_loads_as_the_full_loader(
+    data: Any, flow: bool | None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Whatever plain data PyYAML writes, in any style, both paths read back the same."""
+    path = tmp_path_factory.mktemp("plain") / "case.yaml"
+    path.write_text(
+        yaml.safe_dump(data, default_flow_style=flow, allow_unicode=True), encoding="utf-8"
+    )
+    fast = _outcome(path)
+    original = yamlfile._load_plain
+    try:
+        yamlfile._load_plain = lambda text: yamlfile._NOT_PLAIN  # type: ignore[assignment]
+        slow = _outcome(path)
+    finally:
+        yamlfile._load_plain = original  # type: ignore[assignment]
+    assert fast == slow
+
+
+# ---------------------------------------------------------------------- schemas
+
+
+def _python_only(name: str, document: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    with monkeypatch.context() as patch:
+        patch.setattr(schemas, "_surely_valid", lambda name, document: False)
+        return schemas.first_problem(name, document)
+
+
+def _writer_request() -> dict[str, Any]:
+    request = {"role": "writer", **json.loads(json.dumps(WRITER_CASE["input"]))}
+    for obs in request["observations"]:
+        obs.pop("expect", None)
+        obs.pop("rule", None)
+    return request
+
+
+def _variants() -> list[tuple[str, Any]]:
+    request = _writer_request()
+    out: list[tuple[str, Any]] = [
+        ("writer-input", request),
+        ("case", json.loads(json.dumps(WRITER_CASE))),
+    ]
+    for field, value in [
+        ("perspective", "P1\n"),  # python's `$` matches before a final newline; ECMA's does not
+        ("perspective", "\ud800"),
+        ("perspective", datetime.date(2024, 1, 1)),
+        ("perspective", 10**30),
+        ("perspective", float("nan")),
+        ("players", ["P1", "P1"]),
+        ("players", []),
+        ("source", {"name": "x"}),
+        ("cards", [{"name": "X", "printings": [{"set": "ab", "number": "1"}]}]),
+        ("cards", [{"name": "X", "printings": [{"set": "ABC", "number": "1 2"}]}]),
+        ("observations", [{"type": "move", "object": "1", "from": "hand:P1"}]),
+        ("observations", [{"type": "teleport"}]),
+        ("observations", [{"type": "shuffle", "zone": "hand:P1"}]),
+        (
+            "observations",
+            [{"type": "move", "object": "1", "from": "hand:P1", "to": "stack", "position": 0}],
+        ),
+    ]:
+        out.append(("writer-input", {**request, field: value}))
+    out.append(("writer-input", {**request, 1: "x"}))
+    out.append(("writer-output", {"card_table": [], "assignments": [None, 1.0]}))
+    out.append(("writer-output", {"card_table": [], "assignments": [None, True]}))
+    out.append(("protocol", {"cmd": "run", "seq": 1}))
+    return out
+
+
+@pytest.mark.parametrize(("name", "document"), _variants())
+def test_fast_schema_check_gives_python_jsonschemas_verdict(
+    name: str, document: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first problem (or none) is the one python-jsonschema alone finds."""
+    assert repr(schemas.first_problem(name, document)) == repr(
+        _python_only(name, document, monkeypatch)
+    )
+
+
+def test_corpus_documents_are_valid_both_ways(spec: Spec) -> None:
+    """Every case, request and reference answer of the corpus passes both validators."""
+    for case in load_corpus(case_files(suite.CASES_DIR), spec).cases:
+        assert schemas._surely_valid(f"{case.role}-input", dict(case.request))
+        assert schemas.validator(f"{case.role}-input").is_valid(dict(case.request))
+        try:
+            result = answer(json.loads(case.request_bytes()))
+        except RequestError:
+            continue
+        assert schemas._surely_valid(f"{case.role}-output", result)
+        assert schemas.validator(f"{case.role}-output").is_valid(result)
+
+
+# ---------------------------------------------------------------------- parallel loading
+
+
+def _mixed_corpus(folder: Path) -> list[Path]:
+    """The corpus, plus files that are broken in every way loading can tell."""
+    folder.mkdir()
+    for path in case_files(suite.CASES_DIR):
+        shutil.copy(path, folder / path.name)
+    good = (folder / "keep-through-public-zones.yaml").read_text(encoding="utf-8")
+    (folder / "broken-yaml.yaml").write_text("id: [unclosed\n", encoding="utf-8")
+    (folder / "duplicate-key.yaml").write_text("id: a\nid: b\n", encoding="utf-8")
+    (folder / "alias.yaml").write_text("a: &x 1\nb: *x\n", encoding="utf-8")
+    (folder / "dated.yaml").write_text(
+        good.replace("description: A card", "description: 2024-01-01\nx: A card"), encoding="utf-8"
+    )
+    (folder / "not-utf8.yaml").write_bytes(b"id: \xff\n")
+    (folder / "other-name.yaml").write_text(good, encoding="utf-8")  # duplicate ID, wrong file name
+    (folder / "schema-error.yaml").write_text(
+        good.replace("role: writer", "role: judge"), encoding="utf-8"
+    )
+    return case_files(folder)
+
+
+def _summary(corpus: Any) -> tuple[Any, ...]:
+    return corpus.cases, [(bug.message, bug.line, bug.hint) for bug in corpus.bugs]
+
+
+def test_parallel_loading_equals_loading_in_one_process(
+    tmp_path: Path, spec: Spec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cases, bugs, messages and lines are the same, with the YAML parsed in workers."""
+    paths = _mixed_corpus(tmp_path / "cases")
+    monkeypatch.setattr(loading, "PARALLEL_FROM", 10)
+    calls: list[int] = []
+    original = loading._read_in_workers
+
+    def spy(files: Any, jobs: int) -> Any:
+        calls.append(jobs)
+        return original(files, jobs)
+
+    monkeypatch.setattr(loading, "_read_in_workers", spy)
+    parallel = loading.load_cases(paths, spec, jobs=3)
+    assert calls == [3]
+    assert _summary(parallel) == _summary(load_corpus(paths, spec))
+    assert len(parallel.bugs) == 7
+
+
+@pytest.mark.parametrize(
+    "worker",
+    [
+        ("/nonexistent/python",),
+        (
+            sys.executable,
+            "-c",
+            "import sys; sys.stdout.buffer.write(b'\\x00\\x00\\x00\\x05junk'); sys.exit(3)",
+        ),
+        (sys.executable, "-c", "import sys; sys.exit(3)"),
+    ],
+    ids=["cannot-start", "writes-junk", "dies"],
+)
+def test_parallel_loading_survives_failing_workers(
+    tmp_path: Path, spec: Spec, monkeypatch: pytest.MonkeyPatch, worker: tuple[str, ...]
+) -> None:
+    """A worker that cannot start, dies or writes junk: its files are loaded here instead."""
+    paths = _mixed_corpus(tmp_path / "cases")
+    monkeypatch.setattr(loading, "PARALLEL_FROM", 10)
+    monkeypatch.setattr(loading, "_WORKER", worker)
+    assert _summary(loading.load_cases(paths, spec, jobs=2)) == _summary(load_corpus(paths, spec))
+
+
+def test_small_corpus_loads_in_one_process(spec: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below PARALLEL_FROM files no worker is started."""
+    monkeypatch.setattr(
+        loading, "_read_in_workers", lambda files, jobs: pytest.fail("started workers")
+    )
+    assert loading.load_cases(case_files(suite.CASES_DIR), spec, jobs=4).cases
+
+
+# ---------------------------------------------------------------------- garbage collector
+
+
+def test_collector_pauses_nest_and_restore() -> None:
+    """The collector stays off until the outermost pause ends, then is back as it was."""
+    assert gc.isenabled()
+    with collector.paused():
+        assert not gc.isenabled()
+        with collector.paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector.paused():
+            pass
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()
+
+
+def test_collector_pauses_from_many_threads_end_enabled() -> None:
+    """Overlapping pauses from parallel workers never leave the collector off."""
+
+    def pause(delay: float) -> None:
+        for _ in range(50):
+            with collector.paused():
+                time.sleep(delay)
+
+    threads = [threading.Thread(target=pause, args=(i / 100_000,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert gc.isenabled()
+
+
+# ---------------------------------------------------------------------- the reference
+
+
+TEXT = st.text(
+    st.characters(min_codepoint=0xD7F0, max_codepoint=0xE010) | st.characters(max_codepoint=0x7F),
+    max_size=5,
+)
+JSONISH = st.recursive(
+    st.none() | st.integers() | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSONISH)
+def test_surrogate_check_equals_the_walk(value: Any) -> None:
+    """One pass over the encoded request refuses exactly what the walk over every string refuses."""
+
+    def refused(check: Any) -> bool:
+        try:
+            check(value)
+        except RequestError:
+            return True
+        return False
+
+    assert refused(_check_scalars) == refused(_walk_scalars)
+
+
+def test_writer_indexes_find_the_first_listed_card() -> None:
+    """Where two database cards share a source ID, a printing or a name, the first one listed wins."""
+    cards = [
+        {
+            "name": "Alpha",
+            "aliases": ["Shared"],
+            "printings": [{"set": "AAA", "number": "1", "source_ids": ["mtgo:1"]}],
+        },
+        {
+            "name": "Beta",
+            "aliases": ["Shared"],
+            "printings": [{"set": "aaa", "number": "1", "source_ids": ["mtgo:1"]}],
+        },
+    ]
+    shown = [
+        {"name": "Shared"},
+        {"source_id": "mtgo:1"},
+        {"printing": {"set": "aAa", "number": "1"}},
+    ]
+    observations: list[dict[str, Any]] = [{"type": "game_start", "game": 1}]
+    for number, card in enumerate(shown, 1):
+        observations.append(
+            {
+                "type": "move",
+                "object": str(number),
+                "from": "library:P1",
+                "to": "hand:P1",
+                "from_position": "top",
+                "card": card,
+            }
+        )
+    request = {
+        "role": "writer",
+        "perspective": "P1",
+        "players": ["P1", "P2"],
+        "source": {"name": "mtgo", "hidden_tracking": True},
+        "cards": cards,
+        "observations": observations,
+    }
+    table = write(request)["card_table"]
+    assert [entry["name"] for entry in table] == ["Alpha", "Alpha", "Alpha"]
+    assert table[1]["printing"] == {"set": "AAA", "number": "1"}
