@@ -103,11 +103,14 @@ def test_slow_start_within_the_allowance_passes(tmp_path: Path, clean: dict[str,
 
 
 #: Runs the CLI and reports the runner's own peak memory (not its children's) on stderr.
+#: VmHWM, not ru_maxrss: after fork and exec, ru_maxrss still holds the parent's peak (here,
+#: the whole pytest session's), while VmHWM belongs to this process's own memory map.
 _MEASURED = (
-    "import resource, sys\n"
+    "import sys\n"
     "from runner.cli import main\n"
     "code = main(sys.argv[1:])\n"
-    "peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+    "status = open('/proc/self/status', encoding='ascii').read()\n"
+    "peak = status.split('VmHWM:', 1)[1].split()[0]\n"
     "sys.stderr.write(f'\\nPEAK_KIB={peak}\\n')\n"
     "sys.exit(code)\n"
 )
