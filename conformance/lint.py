@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import yamlfile
+from conformance import suite, yamlfile
 from conformance.cases import Case, Corpus
 from conformance.errors import CaseError, UsageError
 from conformance.spec import Spec
@@ -39,7 +39,7 @@ def lint(
     cr_numbers: frozenset[str] | None = None,
     cards_csv: Path | None = None,
     coverage: bool = True,
-    spec_path: Path | None = None,
+    spec_path: Path = suite.RULES_INDEX,
 ) -> list[Problem]:
     """Return every problem in the corpus (and the spec index's own citations)."""
     problems = [Problem.from_error(bug) for bug in corpus.bugs]
@@ -52,29 +52,20 @@ def lint(
         for rule_id in spec.rules:
             if rule_id not in cited:
                 problems.append(
-                    Problem(
-                        path=spec_path or Path("spec/rules.yaml"),
-                        line=None,
-                        message=f"rule {rule_id} is cited by no case",
-                    )
+                    Problem(path=spec_path, line=None, message=f"rule {rule_id} is cited by no case")
                 )
     return problems
 
 
 def _check_cr(
-    cases: Iterable[Case], spec: Spec, numbers: frozenset[str], spec_path: Path | None
+    cases: Iterable[Case], spec: Spec, numbers: frozenset[str], spec_path: Path
 ) -> list[Problem]:
     out = []
     for rule in spec.rules.values():
         for number in rule.cr:
             if number not in numbers:
-                out.append(
-                    Problem(
-                        path=spec_path or Path("spec/rules.yaml"),
-                        line=None,
-                        message=f"rule {rule.id} cites CR {number}, which the pinned edition lacks",
-                    )
-                )
+                message = f"rule {rule.id} cites CR {number}, which the pinned edition lacks"
+                out.append(Problem(path=spec_path, line=None, message=message))
     for case in cases:
         for index, number in enumerate(case.cr):
             if number not in numbers:

@@ -32,7 +32,7 @@ from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute
 from runner.failures import save_failures
-from runner.loading import load_cases
+from runner.loading import load_cases, usable_cpus
 from runner.process import split_command
 from runner.progress import Progress
 
@@ -144,7 +144,6 @@ def _lint(args: argparse.Namespace) -> int:
         cr_numbers=cr_numbers,
         cards_csv=args.cards,
         coverage=args.cases.resolve() == suite.CASES_DIR.resolve(),
-        spec_path=suite.RULES_INDEX,
     )
     for problem in problems:
         print(f"{problem}", file=sys.stderr)
@@ -170,9 +169,7 @@ def _list(args: argparse.Namespace) -> int:
 
 def _jobs(value: str) -> int:
     if value == "auto":
-        import os
-
-        return max(1, len(os.sched_getaffinity(0)))
+        return max(1, usable_cpus())
     try:
         jobs = int(value)
     except ValueError:
@@ -189,12 +186,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.timeout_multiplier <= 0:
         raise UsageError("--timeout-multiplier must be positive")
     known = load_known_failures(args.expect) if args.expect else None
-    options = execute.Options(
-        argv=argv,
-        isolate=args.isolate,
-        timeout=execute.DEFAULT_TIMEOUT * args.timeout_multiplier,
-        start_timeout=execute.START_TIMEOUT * args.timeout_multiplier,
-        jobs=_jobs(args.jobs),
+    options = execute.Options.scaled(
+        argv, multiplier=args.timeout_multiplier, isolate=args.isolate, jobs=_jobs(args.jobs)
     )
     selected = _selection(args).apply(corpus.cases)
     if not selected and not corpus.bugs:

@@ -33,6 +33,19 @@ class Options:
     start_timeout: float = START_TIMEOUT
     jobs: int = 1
 
+    @classmethod
+    def scaled(
+        cls, argv: tuple[str, ...], *, multiplier: float, isolate: bool = False, jobs: int = 1
+    ) -> Options:
+        """Options with both time limits scaled by one `--timeout-multiplier`."""
+        return cls(
+            argv=argv,
+            isolate=isolate,
+            timeout=DEFAULT_TIMEOUT * multiplier,
+            start_timeout=START_TIMEOUT * multiplier,
+            jobs=jobs,
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Execution:

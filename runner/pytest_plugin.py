@@ -47,12 +47,10 @@ def _worker(config: pytest.Config) -> execute.Worker:
             argv = tuple(split_command(command)) if command else execute.REFERENCE_ARGV
         except UsageError as exc:
             raise pytest.UsageError(exc.render()) from None
-        multiplier = config.getoption("--timeout-multiplier")
-        options = execute.Options(
-            argv=argv,
+        options = execute.Options.scaled(
+            argv,
+            multiplier=config.getoption("--timeout-multiplier"),
             isolate=config.getoption("--isolate"),
-            timeout=execute.DEFAULT_TIMEOUT * multiplier,
-            start_timeout=execute.START_TIMEOUT * multiplier,
         )
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
