@@ -18,7 +18,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ from runner.loading import load_cases
 NULL_IMPL = ROOT / "bench" / "null_impl.py"
 #: Every figure key the benchmark prints, in order (tests/test_bench.py checks them all).
 KEYS = (
-    *("1a", "1b", "1c", "1d", "1e"),
+    *("1a", "1b", "1c", "1d", "1e", "1f"),
     *("2a", "2b", "2c", "2d", "2e", "2f", "2g"),
     *("3a", "3b", "3c", "3d", "3e", "3f", "3g"),
     *("4a", "4b", "4c", "4d"),
@@ -79,7 +80,8 @@ class Settings:
     corpus_repeats: int
     corpus_cases: int | None
     sizes: tuple[int, int, int]
-    growth_repeats: int
+    growth_rounds: int
+    growth_repeats: tuple[int, int, int]  # per size and round: short games are noisier
     generated_cases: int
     load_repeats: int
     tool_repeats: int
@@ -92,7 +94,8 @@ FULL = Settings(
     corpus_repeats=3,
     corpus_cases=None,
     sizes=(1_000, 10_000, 100_000),
-    growth_repeats=3,
+    growth_rounds=3,
+    growth_repeats=(11, 5, 2),
     generated_cases=10_000,
     load_repeats=3,
     tool_repeats=5,
@@ -104,7 +107,8 @@ QUICK = Settings(
     corpus_repeats=1,
     corpus_cases=8,
     sizes=(100, 1_000, 10_000),
-    growth_repeats=1,
+    growth_rounds=1,
+    growth_repeats=(1, 1, 1),
     generated_cases=200,
     load_repeats=1,
     tool_repeats=1,
@@ -185,21 +189,32 @@ class _NullProcess:
         self._popen.wait()
 
 
-def figure_overhead(
-    cases: Sequence[Case], spec: Spec, settings: Settings, tmp: Path
-) -> list[Figure]:
-    """(1) The runner's persistent-mode round trip against a bare JSON-lines round trip.
+@contextmanager
+def one_cpu() -> Iterator[bool]:
+    """This thread, and the threads and processes it starts meanwhile, kept on one CPU.
 
-    Both start from the request as data and end with the answer decoded: the bare client
-    encodes the request, frames it, writes it, reads the answer line and decodes it, which any
-    JSON-lines client must do; what the runner does on top is its overhead. A bytes-only round
-    trip (the same framed payload out, the answer line back, nothing encoded or decoded) is
-    shown too, as the pipe's own cost. Each has its own null implementation process, and the
-    three take turns request by request, so that each round trip wakes a peer that has been
-    idle as long (the others' turns) and none runs in a warmer regime than the others.
+    Yields whether that could be done (Linux); the CPUs allowed before are restored after.
     """
-    canned = tmp / "canned.jsonl"
-    canned.write_bytes(b"\n".join(reply_bodies(cases)) + b"\n")
+    if not hasattr(os, "sched_setaffinity"):
+        yield False
+        return
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        yield True
+    finally:
+        os.sched_setaffinity(0, allowed)
+
+
+def round_trips(
+    cases: Sequence[Case], settings: Settings, canned: Path, repeats: int
+) -> tuple[dict[str, float], list[Any]]:
+    """Median seconds per case of the three clients (runner, bare, bytes), and the runner's answers.
+
+    Each client has its own null implementation process, and the three take turns request by
+    request, so that each round trip wakes a peer that has been idle as long (the others'
+    turns) and none runs in a warmer regime than the others.
+    """
     argv = (sys.executable, str(NULL_IMPL), str(canned))
     bare, pipe = _NullProcess(argv), _NullProcess(argv)
     session = Persistent(argv, start_timeout=30.0)
@@ -209,7 +224,7 @@ def figure_overhead(
     answers: list[Any] = [None] * len(cases)
     seq = 0
     timings: dict[str, list[float]] = {"bare": [], "runner": [], "bytes": []}
-    for _ in range(settings.overhead_repeats):
+    for _ in range(repeats):
         spent = dict.fromkeys(timings, 0.0)
         for _ in range(settings.overhead_passes):
             for index, case in enumerate(cases):
@@ -233,7 +248,30 @@ def figure_overhead(
     bare.stop()
     pipe.stop()
     session.close()
+    return {name: statistics.median(values) for name, values in timings.items()}, answers
 
+
+def figure_overhead(
+    cases: Sequence[Case], spec: Spec, settings: Settings, tmp: Path
+) -> list[Figure]:
+    """(1) The runner's persistent-mode round trip against a bare JSON-lines round trip.
+
+    Both start from the request as data and end with the answer decoded: the bare client
+    encodes the request, frames it, writes it, reads the answer line and decodes it, which any
+    JSON-lines client must do; what the runner does on top is its overhead. A bytes-only round
+    trip (the same framed payload out, the answer line back, nothing encoded or decoded) is
+    shown too, as the pipe's own cost.
+
+    The target is judged with every process on one CPU: there a round trip costs what the two
+    ends do and one switch between them. Free to move between CPUs, a round trip also costs a
+    wake-up on another CPU, whose length depends on where the scheduler happened to put each
+    process, run to run; that figure is shown too.
+    """
+    canned = tmp / "canned.jsonl"
+    canned.write_bytes(b"\n".join(reply_bodies(cases)) + b"\n")
+    with one_cpu() as pinned:
+        medians, answers = round_trips(cases, settings, canned, settings.overhead_repeats)
+    free, _ = round_trips(cases, settings, canned, settings.overhead_repeats)
     judged = []
     for _ in range(settings.overhead_repeats):
         began = time.perf_counter()
@@ -241,16 +279,17 @@ def figure_overhead(
             judge(case, got, spec)
         judged.append((time.perf_counter() - began) / len(cases))
 
-    runner, client, pipe_only = (statistics.median(timings[k]) for k in ("runner", "bare", "bytes"))
+    runner, client, pipe_only = (medians[k] for k in ("runner", "bare", "bytes"))
+    where = "one CPU" if pinned else "not pinned: no sched_setaffinity"
     return [
         Figure(
             key="1a",
-            label="persistent mode, runner: per case (null impl; encode to decode)",
+            label=f"persistent mode, runner: per case (null impl; encode to decode; {where})",
             value=ms(runner),
         ),
         Figure(
             key="1b",
-            label="bare JSON-lines client: per case (same payloads, same null impl)",
+            label="bare JSON-lines client: per case (same payloads, same null impl, same CPU)",
             value=ms(client),
         ),
         Figure(
@@ -269,6 +308,12 @@ def figure_overhead(
             key="1e",
             label="judging per case (result schema + comparison), not in 1a",
             value=ms(statistics.median(judged)),
+        ),
+        Figure(
+            key="1f",
+            label="processes free to move between CPUs: runner / bare client (runner, bare, pipe)",
+            value=f"{free['runner'] / free['bare']:.2f}x "
+            f"({ms(free['runner'])}, {ms(free['bare'])}, {ms(free['bytes'])})",
         ),
     ]
 
@@ -369,30 +414,44 @@ def growth_worker(path: Path, repeats: int) -> None:
     session.start()
     gc.collect()
     reset_peak(os.getpid())  # the peak from here on: handling the game, not building this test
-    impl, judging, peaks = [], [], {}
-    for repeat in range(repeats):
+    impl: list[float] = []
+    judging: list[float] = []
+    peaks: dict[str, float] = {}
+    for repeat in range(repeats + 1):
         began = time.perf_counter()
         got = session.run(case.request_bytes(), "writer", 600.0)
         answered = time.perf_counter()
         outcome = judge(case, got, spec)
-        impl.append(answered - began)
-        judging.append(time.perf_counter() - answered)
+        if repeat > 0:  # the first run is a warm-up: both processes first touch their memory
+            impl.append(answered - began)
+            judging.append(time.perf_counter() - answered)
         if not isinstance(outcome, Passed):
             raise SystemExit(f"the generated game did not pass: {outcome}")
         del got, outcome
         if repeat == 0:  # one game per process: later repeats only add allocator leftovers
             peaks = {"runner_mb": peak_mb(os.getpid()), "impl_mb": peak_mb(session.pid)}
     session.close()
-    print(
-        json.dumps(
-            {
-                "impl": statistics.median(impl),
-                "judge": statistics.median(judging),
-                "total": statistics.median(i + j for i, j in zip(impl, judging, strict=True)),
-                **peaks,
-            }
-        )
+    print(json.dumps({"impl": impl, "judge": judging, **peaks}))
+
+
+def _growth_run(path: Path, repeats: int) -> dict[str, Any]:
+    """One growth worker's timings (per run) and peak memory, from a fresh process."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--growth-worker",
+            str(path),
+            "--repeat",
+            str(repeats),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
+    if done.returncode != 0:
+        raise SystemExit(f"growth worker failed for {path.name}:\n{done.stderr}")
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
 
 
 def reset_peak(pid: int) -> None:
@@ -418,33 +477,44 @@ def peak_mb(pid: int | None) -> float:
 
 
 def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
-    """(3) Generated games of three lengths through the reference and the comparison."""
+    """(3) Generated games of three lengths through the reference and the comparison.
+
+    The sizes take turns, round after round, so that a slow spell of the machine weighs on
+    every size alike rather than on the one measured during it; each size's figures are the
+    medians over all its runs, its peak memory that of the first run of the first round.
+    """
     cards = workload.card_pool()
-    results = {}
+    paths = {}
     for size in settings.sizes:
-        say(f"  game of {size:,} observations")
         request = workload.writer_request(size, seed=size, cards=cards)
         labels, instances = workload.expected_instances(request)
-        path = tmp / f"game-{size}.json"
-        path.write_text(json.dumps({"request": request, "labels": labels, "instances": instances}))
-        del request, labels, instances
-        done = subprocess.run(
-            [
-                sys.executable,
-                str(Path(__file__).resolve()),
-                "--growth-worker",
-                str(path),
-                "--repeat",
-                str(settings.growth_repeats),
-            ],
-            capture_output=True,
-            text=True,
-            check=False,
+        paths[size] = tmp / f"game-{size}.json"
+        paths[size].write_text(
+            json.dumps({"request": request, "labels": labels, "instances": instances})
         )
-        if done.returncode != 0:
-            raise SystemExit(f"growth worker failed for {size}:\n{done.stderr}")
-        results[size] = json.loads(done.stdout)
+        del request, labels, instances
+    runs: dict[int, dict[str, Any]] = {}
+    for round_ in range(settings.growth_rounds):
+        say(f"  round {round_ + 1} of {settings.growth_rounds}")
+        for size, repeats in zip(settings.sizes, settings.growth_repeats, strict=True):
+            got = _growth_run(paths[size], repeats)
+            if size not in runs:
+                runs[size] = got
+            else:
+                runs[size]["impl"] += got["impl"]
+                runs[size]["judge"] += got["judge"]
+    for path in paths.values():
         path.unlink()
+    results = {
+        size: {
+            "impl": statistics.median(r["impl"]),
+            "judge": statistics.median(r["judge"]),
+            "total": statistics.median(i + j for i, j in zip(r["impl"], r["judge"], strict=True)),
+            "runner_mb": r["runner_mb"],
+            "impl_mb": r["impl_mb"],
+        }
+        for size, r in runs.items()
+    }
     small, middle, large = settings.sizes
     figures = []
     for key, size in (("3a", small), ("3b", middle), ("3c", large)):
@@ -530,6 +600,7 @@ def figure_loading(spec: Spec, settings: Settings, tmp: Path) -> list[Figure]:
     size = workload.write_cases(folder, count, seed=2026)
     first, generated = timed_load(load_cases, folder, spec, settings.load_repeats, count)
     _, serial = timed_load(load_corpus, folder, spec, settings.load_repeats, count)
+    shutil.rmtree(folder)
     limit = 3.0 * count / 10_000
     return [
         Figure(
@@ -660,6 +731,13 @@ def table(figures: Sequence[Figure], quick: bool) -> list[str]:
     return lines
 
 
+def settle() -> None:
+    """Leave no work from one benchmark to run during the next: the files an earlier one wrote
+    (10,000 case files) are written back to disk now, and its garbage is collected."""
+    os.sync()
+    gc.collect()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/run.py", description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -695,6 +773,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="cardid-bench-") as tmp:
         for number, step in steps:
             if number in args.only:
+                settle()
                 say(f"benchmark {number} ...")
                 began = time.perf_counter()
                 figures += step(Path(tmp))

@@ -1,5 +1,5 @@
 """The fast paths answer exactly as the slow ones: plain-data YAML, jsonschema-rs, parallel loading,
-paused garbage collection, and the reference's indexes and surrogate check."""
+paused garbage collection, the reference's indexes and surrogate check, and the renaming check."""
 
 from __future__ import annotations
 
@@ -19,9 +19,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance import collector, schemas, suite, yamlfile
-from conformance.cases import case_files, load_corpus
+from conformance.cardtable import CardEntry
+from conformance.cases import Case, WriterExpectation, case_files, load_corpus
+from conformance.compare import _match_ids, _walk_ids
 from conformance.errors import CaseError
-from conformance.spec import Spec
+from conformance.spec import Level, Spec
 from reference.adapter import _check_scalars, _walk_scalars, answer
 from reference.errors import RequestError
 from reference.writer import write
@@ -417,3 +419,36 @@ def test_writer_indexes_find_the_first_listed_card() -> None:
     table = write(request)["card_table"]
     assert [entry["name"] for entry in table] == ["Alpha", "Alpha", "Alpha"]
     assert table[1]["printing"] == {"set": "AAA", "number": "1"}
+
+
+# ---------------------------------------------------------------------- comparison
+
+_LABELED = st.lists(
+    st.tuples(st.sampled_from(["a", "b", "c", "d"]), st.sampled_from(["1", "2", "3", "4"])),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LABELED, st.lists(st.booleans(), min_size=12, max_size=12))
+def test_renaming_check_equals_the_walk(pairs: list[tuple[str, str]], blanks: list[bool]) -> None:
+    """The set check finds a renaming exactly when the walk does, the same one; else the walk's break."""
+    # Observations with no object (None against None) mixed in, as a real game has them.
+    labels = tuple(None if blank else label for (label, _), blank in zip(pairs, blanks))
+    assignments = [None if blank else actual for (_, actual), blank in zip(pairs, blanks)]
+    observations = [
+        {"type": "move", "object": "x", "from": "battlefield", "to": "graveyard:P1"} for _ in labels
+    ]
+    entry = {"owner": "P1", "name": None, "source_ids": []}
+    expectation = WriterExpectation(
+        labels=labels,
+        rule_hints=(None,) * len(labels),
+        instances={label: CardEntry.from_dict(entry, id=label) for label in labels if label},
+    )
+    case = Case(
+        id="renaming", description="", role="writer", level=Level.MUST, rules=("ID-3",),
+        cr=("400.7",), tags=(), path=Path("renaming.yaml"),
+        request={"perspective": "P1", "observations": observations}, expectation=expectation,
+    )
+    assert _match_ids(case, expectation, assignments) == _walk_ids(case, expectation, assignments)
