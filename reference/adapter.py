@@ -194,4 +194,5 @@ def persistent(stdin: BinaryIO, stdout: BinaryIO, *, write: Write, read: Read) -
             traceback.print_exc()
             reply = {"seq": seq, "error": f"{type(exc).__name__}: {exc}"}
         _emit(stdout, reply)
+        del message, reply  # not kept alive while the next request is read and decoded
     return ANSWERED

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from conformance import collector, schemas, suite, yamlfile
 from conformance.cardtable import CardEntry
 from conformance.cases import Case, WriterExpectation, case_files, load_corpus
-from conformance.compare import _match_ids, _walk_ids
+from conformance.compare import _compare_entry, _match_ids, _plainly_right, _walk_ids
 from conformance.errors import CaseError
 from conformance.spec import Level, Spec
 from reference.adapter import _check_scalars, _walk_scalars, answer
@@ -452,3 +452,36 @@ def test_renaming_check_equals_the_walk(pairs: list[tuple[str, str]], blanks: li
         request={"perspective": "P1", "observations": observations}, expectation=expectation,
     )
     assert _match_ids(case, expectation, assignments) == _walk_ids(case, expectation, assignments)
+
+
+_NAMES = st.sampled_from([None, "Jötun Grunt", "Jo\u0308tun Grunt", "Forest"])
+_PRINTINGS = st.sampled_from(
+    [None, {"set": "CSP", "number": "8"}, {"set": "csp", "number": "8"}, {"set": "CSP", "number": "9"}]
+)
+_ENTRIES = st.fixed_dictionaries(
+    {
+        "name": _NAMES,
+        "printing": _PRINTINGS,
+        "source_ids": st.lists(st.sampled_from(["mtgo:1", "mtgo:2", "arena:3"]), max_size=2, unique=True),
+        "owner": st.sampled_from(["P1", "P2"]),
+        "kind": st.sampled_from(["card", "token", "copy"]),
+        "revealed_at": st.sampled_from([None, 0, 3]),
+    }
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_ENTRIES, _ENTRIES)
+def test_plain_entry_check_never_hides_a_difference(want: dict[str, Any], got: dict[str, Any]) -> None:
+    """Where the plain check calls an entry right, the full comparison finds no difference; and
+    it calls right every entry equal to the expected one."""
+    expected = CardEntry.from_dict(want, id="x")
+    case = Case(
+        id="entry", description="", role="writer", level=Level.MUST, rules=("NAME-1",),
+        cr=("201.2",), tags=(), path=Path("entry.yaml"), request={"perspective": "P1"},
+        expectation=WriterExpectation(labels=("x",), rule_hints=(None,), instances={"x": expected}),
+    )
+    full = _compare_entry(case, "x", expected, CardEntry.from_dict({**got, "id": "c1"}), with_reveal=True)
+    if _plainly_right(expected, got):
+        assert full == []
+    assert _plainly_right(expected, want)
