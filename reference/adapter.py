@@ -23,10 +23,26 @@ Read = Callable[[str], dict[str, Any]]
 ANSWERED, REJECTED, CRASHED = 0, 1, 3
 
 
-def answer(request: Any, *, write: Write = write, read: Read = read) -> dict[str, Any]:
-    """The result for one request, or RequestError when the request is invalid."""
+def answer(
+    request: Any, *, write: Write = write, read: Read = read, scalars_known: bool = False
+) -> dict[str, Any]:
+    """The result for one request, or RequestError when the request is invalid.
+
+    `scalars_known`: the caller has made sure that no string in the request is a lone surrogate
+    (`no_surrogate_escape` on the JSON text it was decoded from), so its strings are not walked.
+    """
     with _collector_paused():
-        return _answer(request, write=write, read=read)
+        return _answer(request, write=write, read=read, check_scalars=not scalars_known)
+
+
+def no_surrogate_escape(text: bytes) -> bool:
+    """Whether JSON text, decoded as strict UTF-8, surely yields no lone surrogate.
+
+    Strict UTF-8 cannot carry a surrogate, so the only way one gets into a decoded string is an
+    escape from \\uD800 to \\uDFFF. An escaped backslash followed by the text `uD800` also
+    counts as one: such a request has its strings checked, and passes.
+    """
+    return _SURROGATE_ESCAPE.search(text) is None
 
 
 @contextmanager
@@ -46,10 +62,11 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _answer(request: Any, *, write: Write, read: Read) -> dict[str, Any]:
+def _answer(request: Any, *, write: Write, read: Read, check_scalars: bool) -> dict[str, Any]:
     if not isinstance(request, dict):
         raise RequestError("a request is a JSON object")
-    _check_scalars(request)
+    if check_scalars:
+        _check_scalars(request)
     role = request.get("role")
     if role == "writer":
         return write(request)
@@ -75,6 +92,7 @@ def _check_scalars(value: Any) -> None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
 def _walk_scalars(value: Any) -> None:
@@ -151,7 +169,8 @@ def per_case(raw: bytes, stdout: BinaryIO, *, write: Write, read: Read) -> int:
     """C-1, C-2: one request in, one result out; 1 for a rejection, 3 for a failure."""
     try:
         with _collector_paused():
-            result = answer(_decode(raw), write=write, read=read)
+            request = _decode(raw)
+            result = answer(request, write=write, read=read, scalars_known=no_surrogate_escape(raw))
     except RequestError as exc:
         print(f"rejected: {exc}", file=sys.stderr)
         return REJECTED
@@ -170,6 +189,7 @@ def persistent(stdin: BinaryIO, stdout: BinaryIO, *, write: Write, read: Read) -
         try:
             with _collector_paused():
                 message = _decode(line)
+            scalars_known = no_surrogate_escape(line)
             del line  # a long game's request line: not kept while it is answered
         except RequestError as exc:
             _emit(stdout, {"seq": None, "error": f"bad protocol line: {exc}"})
@@ -186,7 +206,9 @@ def persistent(stdin: BinaryIO, stdout: BinaryIO, *, write: Write, read: Read) -
         try:
             reply: dict[str, Any] = {
                 "seq": seq,
-                "result": answer(message.get("request"), write=write, read=read),
+                "result": answer(
+                    message.get("request"), write=write, read=read, scalars_known=scalars_known
+                ),
             }
         except RequestError as exc:
             reply = {"seq": seq, "rejected": str(exc)}

@@ -101,7 +101,8 @@ class LineReader:
         while True:
             newline = self._buffer.find(b"\n", self._searched)
             if newline != -1:
-                line = bytes(self._buffer[:newline])
+                with memoryview(self._buffer) as view:  # one copy of a long line, not two
+                    line = view[:newline].tobytes()
                 del self._buffer[: newline + 1]
                 self._searched = 0
                 if self._overflowing:  # the tail of a cut line

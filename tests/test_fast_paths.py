@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import gc
 import json
+import re
 import shutil
 import sys
 import threading
@@ -24,7 +25,7 @@ from conformance.cases import Case, WriterExpectation, case_files, load_corpus
 from conformance.compare import _compare_entry, _match_ids, _plainly_right, _walk_ids
 from conformance.errors import CaseError
 from conformance.spec import Level, Spec
-from reference.adapter import _check_scalars, _walk_scalars, answer
+from reference.adapter import _check_scalars, _walk_scalars, answer, no_surrogate_escape
 from reference.errors import RequestError
 from reference.writer import write
 from runner import loading
@@ -375,6 +376,23 @@ def test_surrogate_check_equals_the_walk(value: Any) -> None:
         return False
 
     assert refused(_check_scalars) == refused(_walk_scalars)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSONISH, st.booleans(), st.booleans())
+def test_text_without_surrogate_escapes_holds_no_lone_surrogate(
+    value: Any, ascii_only: bool, upper: bool
+) -> None:
+    """Where the JSON text has no surrogate escape, the decoded request has no lone surrogate."""
+    text = json.dumps(value, ensure_ascii=ascii_only)
+    if upper:  # escapes as other writers spell them
+        text = re.sub(r"\\u[0-9a-f]{4}", lambda m: m.group().upper().replace("\\U", "\\u"), text)
+    try:
+        raw = text.encode("utf-8")  # a lone surrogate left unescaped cannot be sent as UTF-8
+    except UnicodeEncodeError:
+        return
+    if no_surrogate_escape(raw):
+        _walk_scalars(json.loads(raw.decode("utf-8")))  # raises RequestError on a lone surrogate
 
 
 def test_writer_indexes_find_the_first_listed_card() -> None:

@@ -925,6 +925,7 @@ def test_persistent_mode_as_a_process() -> None:
         b'["role", "reader"]',
         b'{"role": "reader", "text": "#c1 \\"\xff\\" owner=P1"}',
         b'{"role": "reader", "text": "#c1 \\"\\ud800\\" owner=P1"}',
+        b'{"role": "reader", "text": "#c1 \\"\\uDFFF\\" owner=P1"}',
         b'{"role": "writer", "perspective": "P1"}',
     ],
 )
@@ -942,6 +943,36 @@ def test_per_case_failure_exits_3() -> None:
 
     status, out = adapter(json.dumps(request([])).encode(), write=broken)
     assert (status, out) == (3, [])
+
+
+@pytest.mark.parametrize(
+    ("escape", "name"),
+    [
+        ("\\ud800", None),
+        ("\\uDC00", None),
+        ("\\udfff x", None),
+        ("\\uD83D\\uDE00", "A\U0001F600"),
+        ("\\\\\\\\uD800", "A\\uD800"),  # an escaped backslash (JSON, card table), then text
+        ("\\u00e9", "A\u00e9"),
+    ],
+)
+def test_persistent_mode_refuses_lone_surrogates(escape: str, name: str | None) -> None:
+    """A lone surrogate, high or low, in any case of hex digit, is refused, in a reader's text
+    and in a writer's card; a pair, an escaped backslash before `uD800` and other escapes are
+    not (TXT-1, NAME-1: names are Unicode text)."""
+    reader = json.dumps({"role": "reader", "text": '#c1 "A@" owner=P1'})
+    reader = reader.replace("@", escape)
+    writer = json.dumps(request([move("a", "library:P1", "hand:P1", card={"name": "A@"})]))
+    writer = writer.replace("@", escape.replace("\\\\\\\\", "\\\\"))  # no card-table escape
+    for text, table in ((reader, "card_table"), (writer, "card_table")):
+        line = '{"cmd": "run", "seq": 1, "request": %s}' % text
+        stdin = b'{"cmd": "start", "protocol": 1}\n' + line.encode() + b"\n"
+        status, out = adapter(stdin)
+        assert status == 0
+        if name is None:
+            assert "rejected" in out[1], (text, out[1])
+        else:
+            assert out[1]["result"][table][0]["name"] == name, (text, out[1])
 
 
 def test_persistent_mode_reports_errors_and_ends_at_eof() -> None:
