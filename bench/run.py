@@ -80,8 +80,8 @@ class Settings:
     corpus_repeats: int
     corpus_cases: int | None
     sizes: tuple[int, int, int]
-    growth_rounds: int
-    growth_repeats: tuple[int, int, int]  # per size and round: short games are noisier
+    growth_turns: int
+    growth_repeats: tuple[int, int, int]  # per size and turn: short games are noisier
     generated_cases: int
     load_repeats: int
     tool_repeats: int
@@ -94,8 +94,8 @@ FULL = Settings(
     corpus_repeats=3,
     corpus_cases=None,
     sizes=(1_000, 10_000, 100_000),
-    growth_rounds=4,
-    growth_repeats=(11, 5, 2),
+    growth_turns=10,
+    growth_repeats=(5, 2, 1),
     generated_cases=10_000,
     load_repeats=3,
     tool_repeats=5,
@@ -107,7 +107,7 @@ QUICK = Settings(
     corpus_repeats=1,
     corpus_cases=8,
     sizes=(100, 1_000, 10_000),
-    growth_rounds=1,
+    growth_turns=1,
     growth_repeats=(1, 1, 1),
     generated_cases=200,
     load_repeats=1,
@@ -386,8 +386,13 @@ def figure_corpus(cases: Sequence[Case], spec: Spec, settings: Settings) -> list
 # ---------------------------------------------------------------------- 3. growth with game length
 
 
-def growth_worker(path: Path, repeats: int) -> None:
-    """In a fresh process (so peak memory is this size's own): run one generated game, judge it."""
+def growth_worker(path: Path) -> None:
+    """One game length, in its own process (so peak memory is this size's own).
+
+    Builds the case, starts the reference, answers and judges the game once as a warm-up (both
+    processes first touch their memory) and reports the peak memory of that first run; then,
+    for each line `run N` on standard input, runs the game N times and reports the timings.
+    """
     data = json.loads(path.read_bytes())
     expectation = WriterExpectation(
         labels=tuple(data["labels"]),
@@ -414,44 +419,55 @@ def growth_worker(path: Path, repeats: int) -> None:
     session.start()
     gc.collect()
     reset_peak(os.getpid())  # the peak from here on: handling the game, not building this test
-    impl: list[float] = []
-    judging: list[float] = []
-    peaks: dict[str, float] = {}
-    for repeat in range(repeats + 1):
+
+    def run_once() -> tuple[float, float]:
         began = time.perf_counter()
         got = session.run(case.request_bytes(), "writer", 600.0)
         answered = time.perf_counter()
         outcome = judge(case, got, spec)
-        if repeat > 0:  # the first run is a warm-up: both processes first touch their memory
-            impl.append(answered - began)
-            judging.append(time.perf_counter() - answered)
+        judged = time.perf_counter()
         if not isinstance(outcome, Passed):
             raise SystemExit(f"the generated game did not pass: {outcome}")
-        del got, outcome
-        if repeat == 0:  # one game per process: later repeats only add allocator leftovers
-            peaks = {"runner_mb": peak_mb(os.getpid()), "impl_mb": peak_mb(session.pid)}
+        return answered - began, judged - answered
+
+    run_once()
+    # One game per process: later runs would only add allocator leftovers to the peak.
+    print(json.dumps({"runner_mb": peak_mb(os.getpid()), "impl_mb": peak_mb(session.pid)}), flush=True)
+    for line in sys.stdin:
+        timings = [run_once() for _ in range(int(line.split()[1]))]
+        print(json.dumps({"impl": [i for i, _ in timings], "judge": [j for _, j in timings]}), flush=True)
     session.close()
-    print(json.dumps({"impl": impl, "judge": judging, **peaks}))
 
 
-def _growth_run(path: Path, repeats: int) -> dict[str, Any]:
-    """One growth worker's timings (per run) and peak memory, from a fresh process."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(Path(__file__).resolve()),
-            "--growth-worker",
-            str(path),
-            "--repeat",
-            str(repeats),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if done.returncode != 0:
-        raise SystemExit(f"growth worker failed for {path.name}:\n{done.stderr}")
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+class _GrowthWorker:
+    """The benchmark's end of a growth worker: one game length, run on request."""
+
+    def __init__(self, path: Path) -> None:
+        self._popen = subprocess.Popen(
+            [sys.executable, str(Path(__file__).resolve()), "--growth-worker", str(path)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.peaks = self._reply()
+
+    def run(self, times: int) -> dict[str, list[float]]:
+        assert self._popen.stdin is not None
+        self._popen.stdin.write(f"run {times}\n")
+        self._popen.stdin.flush()
+        return self._reply()
+
+    def close(self) -> None:
+        assert self._popen.stdin is not None
+        self._popen.stdin.close()
+        self._popen.wait()
+
+    def _reply(self) -> dict[str, Any]:
+        assert self._popen.stdout is not None
+        line = self._popen.stdout.readline()
+        if not line:
+            raise SystemExit(f"a growth worker failed (status {self._popen.wait()})")
+        return json.loads(line)  # type: ignore[no-any-return]
 
 
 def reset_peak(pid: int) -> None:
@@ -479,9 +495,10 @@ def peak_mb(pid: int | None) -> float:
 def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
     """(3) Generated games of three lengths through the reference and the comparison.
 
-    The sizes take turns, round after round, so that a slow spell of the machine weighs on
-    every size alike rather than on the one measured during it; each size's figures are the
-    medians over all its runs, its peak memory that of the first run of the first round.
+    Each size has its own worker process (and reference); the sizes take turns, a few runs
+    each, so that a slow spell of the machine weighs on every size alike rather than on the one
+    measured during it. Each size's times are the medians over all its runs; each ratio is the
+    median, over the turns, of the ratio within a turn.
     """
     cards = workload.card_pool()
     paths = {}
@@ -493,16 +510,26 @@ def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
             json.dumps({"request": request, "labels": labels, "instances": instances})
         )
         del request, labels, instances
-    runs: dict[int, dict[str, Any]] = {}
-    for round_ in range(settings.growth_rounds):
-        say(f"  round {round_ + 1} of {settings.growth_rounds}")
+    settle()  # the games just written (30 MB) go to disk now, not during the first round
+    workers = {size: _GrowthWorker(paths[size]) for size in settings.sizes}
+    runs: dict[int, dict[str, list[float]]] = {size: {"impl": [], "judge": []} for size in paths}
+    per_turn: list[dict[int, float]] = []  # each turn's median total per size
+    for turn in range(settings.growth_turns):
+        medians = {}
         for size, repeats in zip(settings.sizes, settings.growth_repeats, strict=True):
-            got = _growth_run(paths[size], repeats)
-            if size not in runs:
-                runs[size] = got
-            else:
-                runs[size]["impl"] += got["impl"]
-                runs[size]["judge"] += got["judge"]
+            got = workers[size].run(repeats)
+            runs[size]["impl"] += got["impl"]
+            runs[size]["judge"] += got["judge"]
+            medians[size] = statistics.median(
+                i + j for i, j in zip(got["impl"], got["judge"], strict=True)
+            )
+        per_turn.append(medians)
+        say(
+            f"  turn {turn + 1} of {settings.growth_turns}, seconds: "
+            + ", ".join(f"{size:,}: {t:.3f}" for size, t in medians.items())
+        )
+    for worker in workers.values():
+        worker.close()
     for path in paths.values():
         path.unlink()
     results = {
@@ -510,8 +537,7 @@ def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
             "impl": statistics.median(r["impl"]),
             "judge": statistics.median(r["judge"]),
             "total": statistics.median(i + j for i, j in zip(r["impl"], r["judge"], strict=True)),
-            "runner_mb": r["runner_mb"],
-            "impl_mb": r["impl_mb"],
+            **workers[size].peaks,
         }
         for size, r in runs.items()
     }
@@ -528,15 +554,21 @@ def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
         )
     r = results[large]
     peak = r["runner_mb"] + r["impl_mb"]
+    # Each ratio pairs the two sizes within a turn, seconds apart, then takes the median over
+    # the turns: a slow spell of the machine then moves one turn's ratio, not the figure.
     ratio_small, ratio_large = (
-        results[middle]["total"] / results[small]["total"],
-        r["total"] / results[middle]["total"],
+        statistics.median(turn[middle] / turn[small] for turn in per_turn),
+        statistics.median(turn[large] / turn[middle] for turn in per_turn),
     )
     figures += [
-        Figure(key="3d", label=f"time ratio {middle:,} / {small:,}", value=f"{ratio_small:.1f}x"),
+        Figure(
+            key="3d",
+            label=f"time ratio {middle:,} / {small:,} (median over turns)",
+            value=f"{ratio_small:.1f}x",
+        ),
         Figure(
             key="3e",
-            label=f"time ratio {large:,} / {middle:,} (linear: 10x)",
+            label=f"time ratio {large:,} / {middle:,} (median over turns; linear: 10x)",
             value=f"{ratio_large:.1f}x",
             target="<= 12x",
             met=ratio_large <= 12,
@@ -748,10 +780,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only", default="12345", help="which benchmarks to run, e.g. 14 (default: all)"
     )
     parser.add_argument("--growth-worker", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--repeat", type=int, default=1, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.growth_worker:
-        growth_worker(args.growth_worker, args.repeat)
+        growth_worker(args.growth_worker)
         return 0
     settings = QUICK if args.quick else FULL
     spec = load_spec()
