@@ -124,7 +124,8 @@ def _check_shape(
 ) -> list[Difference]:
     differences = []
     labels = expectation.labels
-    # Whole-list comparisons run in C; the loop below, which names each break, only on a mismatch.
+    # One comparison of where each side has no ID; the loop naming each break runs only on a
+    # mismatch.
     aligned = [label is None for label in labels] == [actual is None for actual in assignments]
     for index, (label, actual) in enumerate(() if aligned else zip(labels, assignments, strict=True)):
         if (label is None) != (actual is None):
@@ -143,8 +144,7 @@ def _check_shape(
             )
     ids = [entry["id"] for entry in card_table]
     listed = set(ids)
-    used = {actual for _, actual in pairs}
-    used.discard(None)
+    used = {actual for _, actual in pairs if actual is not None}
     if len(listed) != len(ids):
         counts = Counter(ids)  # not ids.count(): quadratic in a long game's card table
         for entry_id in sorted(i for i, n in counts.items() if n > 1):

@@ -964,15 +964,15 @@ def test_persistent_mode_refuses_lone_surrogates(escape: str, name: str | None) 
     reader = reader.replace("@", escape)
     writer = json.dumps(request([move("a", "library:P1", "hand:P1", card={"name": "A@"})]))
     writer = writer.replace("@", escape.replace("\\\\\\\\", "\\\\"))  # no card-table escape
-    for text, table in ((reader, "card_table"), (writer, "card_table")):
-        line = '{"cmd": "run", "seq": 1, "request": %s}' % text
+    for text in (reader, writer):
+        line = f'{{"cmd": "run", "seq": 1, "request": {text}}}'
         stdin = b'{"cmd": "start", "protocol": 1}\n' + line.encode() + b"\n"
         status, out = adapter(stdin)
         assert status == 0
         if name is None:
             assert "rejected" in out[1], (text, out[1])
         else:
-            assert out[1]["result"][table][0]["name"] == name, (text, out[1])
+            assert out[1]["result"]["card_table"][0]["name"] == name, (text, out[1])
 
 
 def test_persistent_mode_reports_errors_and_ends_at_eof() -> None:
