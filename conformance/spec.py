@@ -78,7 +78,7 @@ def load_spec(path: Path = suite.RULES_INDEX) -> Spec:
         )
     except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
         raise SuiteError(
-            f"cannot read the rule index {path}: {exc}", hint="the checkout may be incomplete"
+            f"cannot read the rule index {path}: {exc}", hint="the suite's own files are incomplete: reinstall it, or set CARDID_SUITE to a checkout"
         ) from None
 
 

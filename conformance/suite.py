@@ -5,8 +5,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: The checkout this package belongs to; CARDID_SUITE overrides it.
-ROOT = Path(os.environ.get("CARDID_SUITE") or Path(__file__).resolve().parent.parent)
+
+def _root() -> Path:
+    """CARDID_SUITE when set; else the checkout this package is in (an editable install, or
+    running from the checkout); else the copy an installed wheel carries (see setup.py)."""
+    override = os.environ.get("CARDID_SUITE")
+    if override:
+        return Path(override)
+    package = Path(__file__).resolve().parent
+    if (package.parent / "spec" / "rules.yaml").is_file():
+        return package.parent
+    return package / "_suite"
+
+
+#: Where spec/, schema/ and cases/ are.
+ROOT = _root()
 SPEC_DIR = ROOT / "spec"
 SCHEMA_DIR = ROOT / "schema"
 CASES_DIR = ROOT / "cases"

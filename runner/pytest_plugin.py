@@ -1,4 +1,5 @@
-"""The pytest plugin: `pytest conformance --impl COMMAND` runs every case as a pytest item.
+"""The pytest plugin: `pytest conformance --impl COMMAND` runs every case as a pytest item
+(`pytest --pyargs conformance --impl COMMAND` outside a checkout).
 
 Items are named by case ID, so `-k`, `--lf`, `--junitxml` and pytest-xdist (`-n 2`) work as
 pytest users expect; a failure shows the same domain diff and rule citation as `cardid run`.
@@ -32,9 +33,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--timeout-multiplier", type=float, default=1.0, metavar="X")
 
 
+#: The `conformance` package's directory: `pytest conformance` in a checkout names it, and so
+#: does `pytest --pyargs conformance` wherever the suite is installed.
+_PACKAGE_DIR = Path(suite.__file__).resolve().parent
+
+
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """Collect the `conformance` directory of the suite as the case corpus."""
-    if path.resolve() == (suite.ROOT / "conformance").resolve():
+    """Collect the suite's `conformance` package directory as the case corpus."""
+    if path.resolve() == _PACKAGE_DIR:
         return Corpus.from_parent(parent, path=path)
     return None
 

@@ -1,0 +1,100 @@
+"""An installed wheel (not only an editable checkout) carries the suite's own files and runs.
+
+Builds the wheel from a copy of the project's files (the checkout stays clean), installs it into
+a folder of its own, and runs the CLI and the pytest plugin from there with no checkout in reach.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+#: What a build reads: the packaging files and every folder that goes into the wheel.
+PROJECT = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md")
+FOLDERS = ("conformance", "runner", "reference", "spec", "schema", "cases")
+SUITE_FILES = ("spec", "schema", "cases")
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the wheel was installed into (`pip install --target`, dependencies left out)."""
+    base = tmp_path_factory.mktemp("packaging")
+    source = base / "source"
+    source.mkdir()
+    for name in PROJECT:
+        shutil.copy2(ROOT / name, source / name)
+    for name in FOLDERS:
+        shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    wheels = base / "wheels"
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    built = subprocess.run(
+        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(source)],
+        capture_output=True, text=True, check=False, timeout=600,
+    )
+    assert built.returncode == 0, built.stderr
+    (wheel,) = wheels.glob("*.whl")
+    target = base / "site"
+    done = subprocess.run(
+        [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+        capture_output=True, text=True, check=False, timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    for name in SUITE_FILES:
+        for path in (ROOT / name).rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts:
+                packed = f"conformance/_suite/{path.relative_to(ROOT).as_posix()}"
+                assert packed in names, f"{packed} is not in the wheel"
+    return target
+
+
+def _run(target: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run Python with only the installed folder (and the dependencies) to import from."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CARDID_SUITE", "PYTHONPATH")}
+    env["PYTHONPATH"] = str(target)
+    return subprocess.run(
+        [sys.executable, *args], cwd=target.parent, env=env,
+        capture_output=True, text=True, check=False, timeout=600,
+    )
+
+
+def test_installed_wheel_finds_its_own_copy_of_the_suite(installed: Path) -> None:
+    """With no checkout in reach, the suite's files are those inside the installed package."""
+    done = _run(installed, "-c", "from conformance import suite; print(suite.ROOT)")
+    assert done.returncode == 0, done.stderr
+    assert Path(done.stdout.strip()) == installed / "conformance" / "_suite"
+    for name in SUITE_FILES:
+        ours = sorted(p.relative_to(ROOT / name) for p in (ROOT / name).rglob("*.*"))
+        theirs = sorted(p.relative_to(installed / "conformance" / "_suite" / name)
+                        for p in (installed / "conformance" / "_suite" / name).rglob("*.*"))
+        assert theirs == ours
+        for relative in ours:
+            assert (ROOT / name / relative).read_bytes() == (
+                installed / "conformance" / "_suite" / name / relative
+            ).read_bytes()
+
+
+def test_installed_cli_certifies_the_reference(installed: Path) -> None:
+    """`cardid run` (here `python -m runner run`) passes every case against the reference."""
+    done = _run(installed, "-m", "runner", "run", "-q")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "CONFORMING" in done.stdout
+    count = len(list((ROOT / "cases").rglob("*.yaml")))
+    assert f"{count} passed" in done.stdout, done.stdout
+
+
+def test_installed_pytest_plugin_collects_with_pyargs(installed: Path) -> None:
+    """`pytest --pyargs conformance` collects the installed corpus, one item per case."""
+    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "conformance")
+    count = len(list((ROOT / "cases").rglob("*.yaml")))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"{count} passed" in done.stdout, done.stdout
