@@ -510,7 +510,7 @@ def figure_growth(settings: Settings, tmp: Path) -> list[Figure]:
             json.dumps({"request": request, "labels": labels, "instances": instances})
         )
         del request, labels, instances
-    settle()  # the games just written (30 MB) go to disk now, not during the first round
+    settle()  # the games just written (17 MB) go to disk now, not during the first turn
     workers = {size: _GrowthWorker(paths[size]) for size in settings.sizes}
     runs: dict[int, dict[str, list[float]]] = {size: {"impl": [], "judge": []} for size in paths}
     per_turn: list[dict[int, float]] = []  # each turn's median total per size
