@@ -13,7 +13,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from conformance.errors import UsageError
 
@@ -170,11 +169,6 @@ class Process:
             ) from None
         self.started = time.monotonic()
         self.stderr = StderrTail(self.popen.stderr)
-
-    @property
-    def workdir(self) -> Path:
-        """The implementation's working directory."""
-        return Path(self._workdir.name)
 
     def send(self, *chunks: bytes, close: bool = False) -> bool:
         """Write the chunks to standard input, one flush; False if the implementation closed it."""
