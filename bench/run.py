@@ -30,11 +30,10 @@ if str(ROOT) not in sys.path:  # `bench` is not an installed package; the suite'
 
 from bench import workload
 from conformance import suite
-from conformance.cardtable import CardEntry
-from conformance.cases import Case, Corpus, WriterExpectation, case_files, load_corpus
+from conformance.cases import Case, Corpus, case_files, load_corpus
 from conformance.judge import judge
 from conformance.outcome import Passed
-from conformance.spec import Level, Spec, load_spec
+from conformance.spec import Spec, load_spec
 from reference.adapter import answer
 from reference.errors import RequestError
 from runner import execute
@@ -394,25 +393,7 @@ def growth_worker(path: Path) -> None:
     for each line `run N` on standard input, runs the game N times and reports the timings.
     """
     data = json.loads(path.read_bytes())
-    expectation = WriterExpectation(
-        labels=tuple(data["labels"]),
-        rule_hints=(None,) * len(data["labels"]),
-        instances={
-            label: CardEntry.from_dict(raw, id=label) for label, raw in data["instances"].items()
-        },
-    )
-    case = Case(
-        id="generated-game",
-        description="generated",
-        role="writer",
-        level=Level.MUST,
-        rules=("ID-3",),
-        cr=("400.7",),
-        tags=(),
-        path=path,
-        request=data["request"],
-        expectation=expectation,
-    )
+    case = workload.game_case(path, data["request"], data["labels"], data["instances"])
     del data
     spec = load_spec()
     session = Persistent(execute.REFERENCE_ARGV, start_timeout=60.0)

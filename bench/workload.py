@@ -134,15 +134,19 @@ class Game:
 
     def _draw(self, player: str) -> None:
         card = self._top[player].pop(0) if self._top[player] else self._new_card(player)
+        self._to_hand(card, player, "top", shown=player == PERSPECTIVE)
+
+    def _to_hand(self, card: _Card, player: str, from_position: str, *, shown: bool) -> None:
+        """A card leaves the library for its owner's hand, under a handle of its own."""
         card.handle = self._handle()
         obs: dict[str, Any] = {
             "type": "move",
             "object": card.handle,
             "from": f"library:{player}",
             "to": f"hand:{player}",
-            "from_position": "top",
+            "from_position": from_position,
         }
-        if player == PERSPECTIVE:
+        if shown:
             obs["card"] = self._shown(card)
         self._emit(obs)
         self._hand[player].append(card)
@@ -209,18 +213,7 @@ class Game:
             self._top[player].insert(0, card)
 
     def _search_and_shuffle(self, player: str) -> None:
-        card = self._new_card(player)
-        card.handle = self._handle()
-        obs: dict[str, Any] = {
-            "type": "move",
-            "object": card.handle,
-            "from": f"library:{player}",
-            "to": f"hand:{player}",
-            "from_position": "unknown",
-            "card": self._shown(card),
-        }
-        self._emit(obs)
-        self._hand[player].append(card)
+        self._to_hand(self._new_card(player), player, "unknown", shown=True)
         self._emit({"type": "shuffle", "zone": f"library:{player}"})
         self._top[player].clear()
 
@@ -317,24 +310,29 @@ def expected_instances(
     return labels, instances
 
 
-def writer_case(case_id: str, request: Mapping[str, Any]) -> Case:
-    """A loaded writer Case for a generated request, built in memory (no YAML, no size limit)."""
-    labels, instances = expected_instances(request)
+def game_case(
+    path: Path,
+    request: Mapping[str, Any],
+    labels: Sequence[str | None],
+    instances: Mapping[str, Mapping[str, Any]],
+) -> Case:
+    """A loaded writer Case for a generated game, built in memory (no YAML, no size limit),
+    from its request and `expected_instances`."""
     expectation = WriterExpectation(
         labels=tuple(labels),
         rule_hints=(None,) * len(labels),
         instances={label: CardEntry.from_dict(raw, id=label) for label, raw in instances.items()},
     )
     return Case(
-        id=case_id,
+        id="generated-game",
         description="A generated long game keeps every instance ID the reference keeps.",
         role="writer",
         level=Level.MUST,
         rules=("ID-3",),
         cr=("400.7",),
         tags=("generated",),
-        path=Path(f"{case_id}.yaml"),
-        request=dict(request),
+        path=path,
+        request=request,
         expectation=expectation,
     )
 
