@@ -27,10 +27,18 @@ class WriterExpectation:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReaderExpectation:
-    """Either a rejection, or the card table the text holds."""
+    """The card table the text holds."""
 
-    reject: bool
-    card_table: tuple[CardEntry, ...] = ()
+    card_table: tuple[CardEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """The request must be rejected: invalid card table text (reader), or an inconsistent
+    writer request (the REQ rules)."""
+
+
+Expectation = WriterExpectation | ReaderExpectation | Rejection
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -46,7 +54,7 @@ class Case:
     tags: tuple[str, ...]
     path: Path
     request: Mapping[str, Any] = field(repr=False)
-    expectation: WriterExpectation | ReaderExpectation = field(repr=False)
+    expectation: Expectation = field(repr=False)
 
     def request_bytes(self) -> bytes:
         """The request as sent to an implementation: UTF-8 JSON, never holding the expectation."""
@@ -78,8 +86,11 @@ def case_from_data(path: Path, data: Any, spec: Spec) -> Case:
         request = {"role": role, **input_}
     _check_schema(path, f"{role}-input", request, prefix=("input",), strip_role=True)
     _check_rules(path, data, spec)
-    if role == "writer":
-        expectation: WriterExpectation | ReaderExpectation = _writer_expectation(path, data)
+    expectation: Expectation
+    if data["expect"].get("reject"):
+        expectation = _rejection(path, data)
+    elif role == "writer":
+        expectation = _writer_expectation(path, data)
     else:
         expectation = _reader_expectation(data)
     return Case(
@@ -190,12 +201,21 @@ def _writer_expectation(path: Path, data: Mapping[str, Any]) -> WriterExpectatio
 
 
 def _reader_expectation(data: Mapping[str, Any]) -> ReaderExpectation:
-    expect = data["expect"]
-    if expect.get("reject"):
-        return ReaderExpectation(reject=True)
     return ReaderExpectation(
-        reject=False, card_table=tuple(CardEntry.from_dict(raw) for raw in expect["card_table"])
+        card_table=tuple(CardEntry.from_dict(raw) for raw in data["expect"]["card_table"])
     )
+
+
+def _rejection(path: Path, data: Mapping[str, Any]) -> Rejection:
+    """A case whose request must be rejected labels no instances: there is no answer to label."""
+    for index, obs in enumerate(data["input"].get("observations", ())):
+        if "expect" in obs:
+            raise CaseError(
+                path,
+                f"observation {index} has an expect label, but the case expects a rejection",
+                line=yamlfile.line_of(path, ("input", "observations", index, "expect")),
+            )
+    return Rejection()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,7 @@ from typing import Any
 
 from conformance import collector, schemas
 from conformance.answer import NOT_DECODED, Answer, Answered, Crashed, Rejected, Unsupported
-from conformance.cases import Case, ReaderExpectation
+from conformance.cases import Case, Rejection
 from conformance.compare import Difference, compare_reader, compare_writer
 from conformance.outcome import Errored, Failed, Outcome, Passed, Skipped
 from conformance.spec import Spec
@@ -26,7 +26,7 @@ def _judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
         case Crashed(reason=reason, stderr=stderr, seconds=seconds):
             return Errored(case_id=case.id, level=case.level, reason=reason, stderr=stderr, seconds=seconds)
         case Rejected(message=message, seconds=seconds):
-            if isinstance(case.expectation, ReaderExpectation) and case.expectation.reject:
+            if isinstance(case.expectation, Rejection):
                 return Passed(case_id=case.id, seconds=seconds)
             rule = "TXT-1" if case.role == "reader" else case.rules[0]
             why = f": {message}" if message else ""
@@ -57,10 +57,14 @@ def _judge_output(case: Case, answer: Answered, stderr: str, seconds: float, spe
             case_id=case.id, level=case.level, reason=f"output is not JSON: {exc}",
             stderr=stderr, seconds=seconds,
         )
-    if isinstance(case.expectation, ReaderExpectation) and case.expectation.reject:
+    if isinstance(case.expectation, Rejection):
+        if case.role == "reader":
+            rule, why = "TXT-2", "the text is invalid"
+        else:
+            rule, why = case.rules[0], "the request is inconsistent"
         return _failed(
             case,
-            [Difference(rule="TXT-2", message="answered, but the text is invalid and must be rejected")],
+            [Difference(rule=rule, message=f"answered, but {why} and must be rejected")],
             spec,
             seconds,
         )

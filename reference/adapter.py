@@ -173,6 +173,7 @@ def per_case(raw: bytes, stdout: BinaryIO, *, write: Write, read: Read) -> int:
             result = answer(request, write=write, read=read, scalars_known=no_surrogate_escape(raw))
     except RequestError as exc:
         print(f"rejected: {exc}", file=sys.stderr)
+        _emit(stdout, {"rejected": str(exc)})  # C-2: the status and the rejection object
         return REJECTED
     except Exception:  # noqa: BLE001 - any other failure is a crash, never a rejection (C-2)
         traceback.print_exc()

@@ -90,14 +90,35 @@ def run_per_case(argv: Sequence[str], request: bytes, timeout: float) -> Answer:
     if code == 0:
         return Answered(output=bytes(output.data), stderr=stderr, seconds=seconds)
     if code == 1:
-        return Rejected(message=_last_line(stderr), stderr=stderr, seconds=seconds)
+        return _rejection(bytes(output.data), stderr, seconds)
     reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     return Crashed(reason=reason, output=bytes(output.data[:2000]), stderr=stderr, seconds=seconds)
 
 
-def _last_line(text: str) -> str:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return lines[-1][:500] if lines else ""
+def _rejection(output: bytes, stderr: str, seconds: float) -> Rejected | Crashed:
+    """Exit status 1: a rejection only with the rejection object on standard output (C-2).
+
+    Exit status 1 is also what Python and Node.js give an uncaught exception, so the status alone
+    would let a program that cannot even start pass every must-reject case.
+    """
+    try:
+        message = json.loads(output.decode("utf-8"))
+    except ValueError:  # UnicodeDecodeError is a ValueError
+        message = None
+    if (
+        isinstance(message, dict)
+        and set(message) == {"rejected"}
+        and isinstance(message["rejected"], str)
+    ):
+        return Rejected(message=message["rejected"][:500], stderr=stderr, seconds=seconds)
+    return Crashed(
+        reason='exit status 1 without a rejection object on standard output: a rejection is '
+        'exit status 1 and {"rejected": "reason"} on standard output (C-2); this looks like '
+        "an uncaught error",
+        output=output[:2000],
+        stderr=stderr,
+        seconds=seconds,
+    )
 
 
 class Persistent:

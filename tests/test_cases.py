@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance.cases import case_files, load_case, load_corpus
+from conformance.answer import Answered, Rejected
+from conformance.cases import Rejection, case_files, load_case, load_corpus
 from conformance.errors import CaseError
+from conformance.judge import judge
+from conformance.outcome import Failed, Passed
 from conformance.spec import Spec
+from reference.writer import write
 from tests.conftest import ROOT, WRITER_CASE
 
 
@@ -125,3 +130,33 @@ def test_misnamed_case_file_is_a_case_bug(write_case: Callable[..., Path], spec:
     corpus = load_corpus([write_case(_variant(), name="misnamed")], spec)
     assert corpus.cases == ()
     assert "file name must be the case ID" in corpus.bugs[0].message
+
+
+def _rejection_case() -> dict[str, Any]:
+    data = copy.deepcopy(WRITER_CASE)
+    for obs in data["input"]["observations"]:
+        obs.pop("expect", None)
+        obs.pop("rule", None)
+    data["expect"] = {"reject": True}
+    return data
+
+
+def test_writer_case_can_expect_a_rejection(make_case: Callable[..., Any], spec: Spec) -> None:
+    """A writer case with `expect: {reject: true}` loads as a rejection, with no labels; an
+    implementation that rejects it passes, one that answers fails at the case's first rule."""
+    case = make_case(_rejection_case())
+    assert isinstance(case.expectation, Rejection)
+    assert isinstance(judge(case, Rejected(message="inconsistent"), spec), Passed)
+    answered = judge(case, Answered(output=json.dumps(write(dict(case.request))).encode()), spec)
+    assert isinstance(answered, Failed)
+    assert answered.differences[0].rule == case.rules[0]
+    assert "must be rejected" in answered.differences[0].message
+
+
+def test_rejection_case_with_a_label_is_a_case_bug(write_case: Callable[..., Path], spec: Spec) -> None:
+    """A label in a case that expects a rejection names nothing: a case bug at its line."""
+    data = _rejection_case()
+    data["input"]["observations"][1]["expect"] = "isle"
+    with pytest.raises(CaseError, match="expects a rejection") as info:
+        load_case(write_case(data), spec)
+    assert info.value.line is not None

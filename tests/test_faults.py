@@ -55,6 +55,7 @@ TARGETED = [
     ("huge-stdout", "", "errored", "16,777,216 bytes"),
     ("close-stdin", "", "passed", ""),
     ("exit1-on-valid", "", "failed", "rejected a valid request"),
+    ("exit1-no-object", "", "errored", "exit status 1 without a rejection object|exited .status 1. during the case"),
 ]
 PER_CASE_DIFFERS = {
     # one process per case has no seq to get wrong, and two answers are two JSON documents

@@ -930,9 +930,12 @@ def test_persistent_mode_as_a_process() -> None:
     ],
 )
 def test_per_case_rejections_exit_1(stdin: bytes) -> None:
-    """Invalid requests and invalid card table text are rejected with exit status 1 (C-2)."""
+    """Invalid requests and invalid card table text are rejected: exit status 1 and the
+    rejection object, alone on standard output (C-2)."""
     status, out = adapter(stdin)
-    assert (status, out) == (1, [])
+    assert status == 1
+    assert len(out) == 1 and list(out[0]) == ["rejected"], out
+    assert isinstance(out[0]["rejected"], str) and out[0]["rejected"]
 
 
 def test_per_case_failure_exits_3() -> None:

@@ -94,6 +94,10 @@ def fault(line: bytes) -> int | None:
         case "exit0-no-output":
             return 0
         case "exit1-on-valid":
+            out(json.dumps({"rejected": "refused a valid request"}).encode() + b"\n")
+            return 1
+        case "exit1-no-object":  # an uncaught exception: Python's and Node's exit status
+            sys.stderr.write("Traceback (most recent call last):\nTypeError: boom\n")
             return 1
         case "partial-line-hang":
             out(line[:20])
@@ -186,6 +190,7 @@ FAULTS = {
     "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
+    "exit1-no-object",
 }
 
 
@@ -202,6 +207,7 @@ def per_case(raw: str) -> int:
         result = respond(request)
     except RequestError as exc:
         print(exc, file=sys.stderr)
+        print(json.dumps({"rejected": str(exc)}))
         return 1
     print(json.dumps(result, ensure_ascii=False))
     return 0
