@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance import collector, schemas, yamlfile
+from conformance import cardsection, collector, schemas, yamlfile
 from conformance.cardtable import CardEntry
 from conformance.errors import CaseError
 from conformance.spec import Level, Spec
@@ -86,6 +86,8 @@ def case_from_data(path: Path, data: Any, spec: Spec) -> Case:
         request = {"role": role, **input_}
     _check_schema(path, f"{role}-input", request, prefix=("input",), strip_role=True)
     _check_rules(path, data, spec)
+    if role == "writer":
+        _check_card_section(path, input_["cards"])
     expectation: Expectation
     if data["expect"].get("reject"):
         expectation = _rejection(path, data)
@@ -124,6 +126,17 @@ def _check_schema(
         line=yamlfile.line_of(path, full),
         hint=f"see schema/{name}.schema.json",
     )
+
+
+def _check_card_section(path: Path, cards: Sequence[Mapping[str, Any]]) -> None:
+    found = cardsection.ambiguities(cards)
+    if found:
+        raise CaseError(
+            path,
+            str(found[0]),
+            line=yamlfile.line_of(path, ("input", "cards", found[0].cards[1])),
+            hint="list each source ID, printing and name for one card only",
+        )
 
 
 def _check_rules(path: Path, data: Mapping[str, Any], spec: Spec) -> None:
