@@ -1,0 +1,201 @@
+"""The example adapters in examples/, run through the real CLI against the reader cases.
+
+examples/node: a complete reader; it must pass every reader case, in persistent mode and
+with --isolate. examples/shell: a toy reader with a known-failure file; with the file the run
+is green and lists exactly those cases, without it the run fails. Each example is skipped,
+with a reason, when its toolchain (node, jq) is not on PATH.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+NODE_ADAPTER = EXAMPLES / "node" / "adapter.js"
+SHELL_ADAPTER = EXAMPLES / "shell" / "adapter.sh"
+SHELL_KNOWN = EXAMPLES / "shell" / "known-failures.yaml"
+
+NODE = shutil.which("node")
+JQ = shutil.which("jq")
+SH = shutil.which("sh")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not on PATH: examples/node not run")
+needs_jq = pytest.mark.skipif(
+    JQ is None or SH is None, reason="jq (or sh) is not on PATH: examples/shell not run"
+)
+
+EXPECTED_HELLO = {
+    "protocol": 1,
+    "implementation": {"name": "example-node-reader", "version": "0.1.0"},
+    "roles": ["reader"],
+}
+
+
+@functools.cache
+def _reader_cases() -> frozenset[str]:
+    """Every case of the corpus whose role is reader (what `--role reader` selects)."""
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    ids = set()
+    for path in (ROOT / "cases").rglob("*.yaml"):
+        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)  # a safe loader
+        if isinstance(data, dict) and data.get("role") == "reader":
+            ids.add(data["id"])
+    assert ids, "no reader cases found"
+    return frozenset(ids)
+
+
+def _cardid_run(
+    tmp_path: Path, impl: list[str], *extra: str
+) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
+    """`python -m runner run --impl CMD --role reader --report-json R` and the report."""
+    report = tmp_path / "r.json"
+    command = [
+        sys.executable, "-m", "runner", "run",
+        "--impl", shlex.join(impl),
+        "--role", "reader",
+        "--report-json", str(report),
+        *extra,
+    ]
+    env = {**os.environ, "CARDID_SUITE": str(ROOT)}
+    proc = subprocess.run(
+        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert report.is_file(), f"no report written\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc, json.loads(report.read_text(encoding="utf-8"))
+
+
+def _statuses(report: dict[str, Any]) -> dict[str, str]:
+    return {result["case"]: result["status"] for result in report["results"]}
+
+
+def _explain(proc: subprocess.CompletedProcess[str]) -> str:
+    return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+
+
+# --- examples/node ---------------------------------------------------------------------------
+
+
+@needs_node
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_node_reader_passes_every_reader_case(tmp_path: Path, isolate: bool) -> None:
+    """The Node reader answers every reader case right, in either mode."""
+    assert NODE is not None
+    extra = ("--isolate",) if isolate else ()
+    proc, report = _cardid_run(tmp_path, [NODE, str(NODE_ADAPTER)], *extra)
+    assert proc.returncode == 0, _explain(proc)
+    assert _statuses(report) == dict.fromkeys(_reader_cases(), "passed")
+    assert report["implementation"]["mode"] == ("per-case" if isolate else "persistent")
+    if not isolate:
+        assert report["implementation"]["name"] == "example-node-reader"
+        assert report["implementation"]["version"] == "0.1.0"
+    assert report["verdict"]["conforming"] is True
+
+
+@needs_node
+def test_node_handshake_validates_against_protocol_schema() -> None:
+    """The hello matches protocol.schema.json (its `hello` branch), and `stop` ends with 0."""
+    assert NODE is not None
+    schema = json.loads((ROOT / "schema" / "protocol.schema.json").read_text(encoding="utf-8"))
+    proc = subprocess.run(
+        [NODE, str(NODE_ADAPTER)],
+        input=b'{"cmd":"start","protocol":1}\n{"cmd":"stop"}\n',
+        capture_output=True, timeout=30, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    lines = proc.stdout.decode("utf-8").splitlines()
+    assert len(lines) == 1, lines
+    hello = json.loads(lines[0])
+    jsonschema.Draft202012Validator(schema).validate(hello)
+    hello_only = {**schema, "oneOf": [{"$ref": "#/$defs/hello"}]}
+    jsonschema.Draft202012Validator(hello_only).validate(hello)
+    assert hello == EXPECTED_HELLO
+
+
+@needs_node
+def test_node_per_case_rejection_is_status_1_with_rejection_object() -> None:
+    """C-2 by hand: invalid text is exit status 1 and {"rejected": reason} on stdout."""
+    assert NODE is not None
+    request = {"role": "reader", "text": '#c1 Island owner=P1'}
+    proc = subprocess.run(
+        [NODE, str(NODE_ADAPTER)], input=json.dumps(request).encode(),
+        capture_output=True, timeout=30, check=False,
+    )
+    assert proc.returncode == 1
+    answer = json.loads(proc.stdout)
+    assert set(answer) == {"rejected"} and isinstance(answer["rejected"], str)
+
+
+# --- examples/shell --------------------------------------------------------------------------
+
+
+def _shell_known_failures() -> set[str]:
+    data = yaml.safe_load(SHELL_KNOWN.read_text(encoding="utf-8"))
+    return {entry["case"] for entry in data["known_failures"]}
+
+
+def test_shell_known_failure_file_is_valid_and_names_reader_cases() -> None:
+    """The file matches expect.schema.json and lists reader cases only, each with an expiry."""
+    schema = json.loads((ROOT / "schema" / "expect.schema.json").read_text(encoding="utf-8"))
+    data = yaml.safe_load(SHELL_KNOWN.read_text(encoding="utf-8"))
+    for entry in data["known_failures"]:
+        entry["expires"] = entry["expires"].isoformat()  # YAML reads unquoted dates as dates
+    jsonschema.Draft202012Validator(schema).validate(data)
+    assert _shell_known_failures() <= _reader_cases()
+    assert all(entry["expires"].startswith("2027-") for entry in data["known_failures"])
+
+
+@needs_jq
+def test_shell_declines_persistent_mode() -> None:
+    """The `start` line is answered with the start_rejected message and exit status 0."""
+    assert SH is not None
+    schema = json.loads((ROOT / "schema" / "protocol.schema.json").read_text(encoding="utf-8"))
+    proc = subprocess.run(
+        [SH, str(SHELL_ADAPTER)], input=b'{"cmd":"start","protocol":1}\n',
+        capture_output=True, timeout=30, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode(errors="replace")
+    message = json.loads(proc.stdout)
+    jsonschema.Draft202012Validator(
+        {**schema, "oneOf": [{"$ref": "#/$defs/start_rejected"}]}
+    ).validate(message)
+
+
+@needs_jq
+def test_shell_toy_reader_is_green_with_its_known_failures(tmp_path: Path) -> None:
+    """With --expect: exit 0, exactly the listed cases expected failures, every other passed."""
+    assert SH is not None
+    known = _shell_known_failures()
+    proc, report = _cardid_run(
+        tmp_path, [SH, str(SHELL_ADAPTER)], "--expect", str(SHELL_KNOWN)
+    )
+    assert proc.returncode == 0, _explain(proc)
+    expected = {case: "expected-failure" if case in known else "passed" for case in _reader_cases()}
+    assert _statuses(report) == expected
+    assert report["implementation"]["mode"] == "per-case"  # fell back after declining `start`
+    assert sorted(report["verdict"]["known_failures_used"]) == sorted(known)
+    assert report["verdict"].get("known_failure_problems", []) == []
+    assert report["verdict"]["conforming"] is True
+
+
+@needs_jq
+def test_shell_toy_reader_fails_without_known_failures(tmp_path: Path) -> None:
+    """Without --expect the same run fails (exit 1): the listed cases fail, the rest pass."""
+    assert SH is not None
+    known = _shell_known_failures()
+    proc, report = _cardid_run(tmp_path, [SH, str(SHELL_ADAPTER)])
+    assert proc.returncode == 1, _explain(proc)
+    expected = {case: "failed" if case in known else "passed" for case in _reader_cases()}
+    assert _statuses(report) == expected
+    assert report["verdict"]["conforming"] is False
