@@ -1,4 +1,10 @@
-"""The writer role: an instance ID per observation, and the card table (card-identity.md)."""
+"""The writer role: an instance ID per observation, and the card table (card-identity.md).
+
+Performance: a request is answered in one pass over its observations, and every observation
+costs time independent of the game's length: instances are found through dicts (by handle, by
+zone), never by scanning the game so far, and library work is bounded by the library's known
+segments, never by its size. A 100,000-observation game stays linear.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +17,14 @@ from typing import Any, Literal
 from .errors import RequestError
 
 Kind = Literal["card", "token", "copy"]
-#: A library position: N (1 is the top card), "bottom", or None for unknown.
-Position = int | Literal["bottom"] | None
+End = Literal["top", "bottom"]
+#: A library position: N >= 1 is the Nth card from the top (1 is the top card), -N the Nth
+#: from the bottom (-1 is the bottom card), None is unknown.
+Position = int | None
 
 SHARED_ZONES = frozenset({"battlefield", "stack", "exile", "command"})
+#: The zones a copy can exist in (CR 704.5e); a copy put anywhere else ceases to exist (E9).
+COPY_ZONES = frozenset({"stack", "battlefield"})
 _PLAYER_ZONE = re.compile(r"(library|hand|graveyard):([A-Za-z0-9_.-]+)")
 
 
@@ -39,6 +49,21 @@ def is_library(zone: str) -> bool:
     return zone_kind(zone) == "library"
 
 
+def as_integer(value: Any) -> int | None:
+    """A JSON number that is an integer (`3`, and `3.0`, the same number), else None.
+
+    A JSON number is its value, so `1.0` is the integer 1 (observations.md); `true` is never a
+    number, though Python's bool is an int.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
 # --------------------------------------------------------------------------- values
 
 
@@ -51,7 +76,7 @@ class Printing:
 
     def key(self) -> tuple[str, str]:
         """Two printings are the same when their keys are: set codes compare without case,
-        collector numbers are opaque strings (PRINT-2)."""
+        collector numbers are opaque strings (PRINT-2, R10)."""
         return self.set.upper(), self.number
 
     def to_json(self) -> dict[str, str]:
@@ -177,6 +202,16 @@ class Observation:
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)
 
+    def label(self) -> str:
+        """`observation 7 (move of handle '12' from hand:P1 to stack)`: for rejection messages."""
+        words = [self.type]
+        if "object" in self.data:
+            words.append(f"of handle {self.data['object']!r}")
+        for key, word in (("from", "from"), ("to", "to"), ("zone", "in")):
+            if key in self.data:
+                words.append(f"{word} {self.data[key]}")
+        return f"observation {self.index} ({' '.join(words)})"
+
     def need(self, key: str) -> Any:
         if key not in self.data:
             raise RequestError(f"observation {self.index} ({self.type}) lacks `{key}`")
@@ -188,16 +223,39 @@ class Observation:
             raise RequestError(f"observation {self.index}: `{key}` is not a zone: {zone!r}")
         return zone
 
+    def handle(self, key: str = "object") -> str:
+        value = self.need(key)
+        if not isinstance(value, str) or not value:
+            raise RequestError(f"observation {self.index}: `{key}` is not a handle: {value!r}")
+        return value
+
+    def handles(self, key: str) -> list[str]:
+        """An optional list of handles (`carried`, a mulligan's `objects`); empty when absent."""
+        values = self.data.get(key, [])
+        if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
+            raise RequestError(f"observation {self.index}: `{key}` is not a list of handles")
+        return values
+
+    def integer(self, key: str, minimum: int) -> int:
+        value = as_integer(self.need(key))
+        if value is None or value < minimum:
+            raise RequestError(
+                f"observation {self.index}: `{key}` is not an integer >= {minimum}: "
+                f"{self.data[key]!r}"
+            )
+        return value
+
     def position(self, key: str) -> Position:
         value = self.data.get(key, "unknown")
         if value == "top":
             return 1
         if value == "bottom":
-            return "bottom"
+            return -1
         if value == "unknown":
             return None
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-            return value
+        number = as_integer(value)
+        if number is not None and number != 0:
+            return number
         raise RequestError(f"observation {self.index}: `{key}` is not a position: {value!r}")
 
     def description(self, key: str) -> Description | None:
@@ -212,49 +270,134 @@ class Observation:
 
 @dataclass(slots=True)
 class Library:
-    """The known top and bottom segments of one library (card-identity.md section 3)."""
+    """The known top and bottom segments of one library, and its size when known (section 3).
+
+    Each segment lists positions from its end, each holding a tracked instance or None
+    (unknown). Without a known size the segments never meet. With a known size S they are one
+    library: position N from the top is position S-N+1 from the bottom, and the segments never
+    overlap (len(top) + len(bottom) <= S); the positions between them are unknown.
+    """
 
     top: list[str | None] = field(default_factory=list)  # index 0 is the top card
     bottom: list[str | None] = field(default_factory=list)  # index 0 is the bottom card
+    size: int | None = None
 
-    def take(self, position: int | Literal["bottom"]) -> str | None:
-        """Remove the card at a known position; return the instance it held, if any."""
-        if position == "bottom":
-            return self.bottom.pop(0) if self.bottom else None
-        # A position below the known top segment holds no tracked card, and removing it
-        # leaves every known position above it where it was.
-        return self.top.pop(position - 1) if position <= len(self.top) else None
+    def _locate(self, position: int) -> tuple[list[str | None], int] | None:
+        """The segment and index a known position is tracked at; None in the unknown middle."""
+        near, far = (self.top, self.bottom) if position > 0 else (self.bottom, self.top)
+        n = abs(position)
+        if n <= len(near):
+            return near, n - 1
+        if self.size is not None and 0 <= self.size - n < len(far):
+            return far, self.size - n  # counted from the other end (LIB-5)
+        return None
 
-    def put(self, iid: str, position: int | Literal["bottom"]) -> None:
-        """Insert a card at a known position, pushing the cards below it down."""
-        if position == "bottom":
-            self.bottom.insert(0, iid)
+    def fits(self, position: Position, *, putting: bool) -> bool:
+        """Whether a known size allows this position (REQ-5): N <= S to take or look, nothing
+        to take from an empty library; any N from the top to put (CR 401.7: beyond the last
+        card is the bottom), -N <= S+1 from the bottom."""
+        if self.size is None:
+            return True
+        if putting:
+            return position is None or position > 0 or -position <= self.size + 1
+        return self.size > 0 and (position is None or abs(position) <= self.size)
+
+    def take(self, position: Position) -> str | None:
+        """Remove the card at a position; return the instance it held, if any.
+
+        At an unknown position (None) only the size changes: the caller ends the library (E5).
+        A position in neither segment holds no tracked card, and removing it leaves every
+        known position where it was: the segments count from their own ends.
+        """
+        place = None if position is None else self._locate(position)
+        if self.size is not None:
+            self.size -= 1
+        if place is None:
+            return None
+        segment, index = place
+        return segment.pop(index)
+
+    def put(self, iid: str, position: Position) -> None:
+        """Insert a card at a position, pushing the cards below (or above) it away from its end.
+
+        At an unknown position (None) only the size changes: the caller ends the library (E4).
+        """
+        if position is None:
+            if self.size is not None:
+                self.size += 1
             return
-        self._pad(position - 1)
-        self.top.insert(position - 1, iid)
+        if self.size is not None and position > self.size + 1:
+            position = self.size + 1  # CR 401.7: Nth from the top of fewer cards is the bottom
+        near, far = (self.top, self.bottom) if position > 0 else (self.bottom, self.top)
+        n = abs(position)
+        if self.size is not None and n > len(near) + 1:
+            # Counted from the other end of the library it now is (size S+1): S+2-n.
+            m = self.size + 2 - n
+            if m <= len(far) + 1:
+                far.insert(m - 1, iid)
+                self.size += 1
+                return
+        near.extend([None] * (n - 1 - len(near)))
+        near.insert(n - 1, iid)
+        if self.size is not None:
+            self.size += 1
 
-    def look(self, position: int | Literal["bottom"]) -> str | None:
-        """The instance held at a known position, if any."""
-        if position == "bottom":
-            return self.bottom[0] if self.bottom else None
-        return self.top[position - 1] if position <= len(self.top) else None
+    def look(self, position: Position) -> str | None:
+        """The instance held at a position, if any."""
+        place = None if position is None else self._locate(position)
+        return None if place is None else place[0][place[1]]
 
-    def hold(self, iid: str, position: int | Literal["bottom"]) -> None:
-        """Record that a known position (already in the library) holds this instance."""
-        if position == "bottom":
-            if self.bottom:
-                self.bottom[0] = iid
-            else:
-                self.bottom.append(iid)
-            return
-        self._pad(position)
-        self.top[position - 1] = iid
+    def hold(self, iid: str | None, position: int) -> None:
+        """Record what a known position (already in the library) holds."""
+        place = self._locate(position)
+        if place is None:
+            if iid is None:
+                return
+            near = self.top if position > 0 else self.bottom
+            near.extend([None] * (abs(position) - len(near)))
+            place = near, abs(position) - 1
+        place[0][place[1]] = iid
 
-    def scramble(self, end: Literal["top", "bottom"], count: int) -> list[str]:
+    def scramble(self, end: End, count: int) -> list[str]:
         """Make the `count` positions at one end unknown; return the instances they held."""
-        segment = self.top if end == "top" else self.bottom
-        lost = [iid for iid in segment[:count] if iid is not None]
-        segment[:count] = [None] * min(count, len(segment))
+        near, far = (self.top, self.bottom) if end == "top" else (self.bottom, self.top)
+        lost = [iid for iid in near[:count] if iid is not None]
+        near[:count] = [None] * min(count, len(near))
+        if self.size is not None and self.size - count < len(far):  # reaching the other segment
+            first = max(self.size - count, 0)
+            lost += [iid for iid in far[first:] if iid is not None]
+            far[first:] = [None] * (len(far) - first)
+        return lost
+
+    def permute(self, end: End, order: list[int]) -> None:
+        """The cards at one end in a known new order: `order[i]` is the old position of the card
+        now at position i+1, counted from `end` (LIB-6)."""
+        sign = 1 if end == "top" else -1
+        old = [self.look(sign * k) for k in range(1, len(order) + 1)]
+        for i, k in enumerate(order):
+            self.hold(old[k - 1], sign * (i + 1))
+
+    def know_size(self, size: int) -> list[str]:
+        """The size is known from now on: the segments are joined (LIB-5), an unknown position
+        overlapping a tracked one taking the tracked one. Returns the instances whose position
+        the size contradicts (E12): tracked beyond the size from one end, or at a position the
+        two ends disagree on. Without a size the writer could not tell where those cards went
+        (a card put Nth from the top of fewer cards went to the bottom, CR 401.7)."""
+        lost: list[str] = []
+        for segment in (self.top, self.bottom):
+            lost += [iid for iid in segment[size:] if iid is not None]
+            del segment[size:]
+        top, bottom = self.top, self.bottom
+        # Top index i is position i+1 from the top, which is bottom index size-1-i.
+        for i in range(max(size - len(bottom), 0), len(top)):
+            at_top, at_bottom = top[i], bottom[size - 1 - i]
+            if at_top is None:
+                top[i] = at_bottom
+            elif at_bottom is not None and at_bottom != at_top:
+                lost += [at_top, at_bottom]
+                top[i] = None
+        del bottom[max(size - len(top), 0) :]
+        self.size = size
         return lost
 
     def forget(self, iid: str) -> None:
@@ -265,12 +408,9 @@ class Library:
                     segment[i] = None
 
     def clear(self) -> None:
-        """No position is known any more."""
+        """No position is known any more; a known size stays known (a shuffle keeps it)."""
         self.top.clear()
         self.bottom.clear()
-
-    def _pad(self, length: int) -> None:
-        self.top.extend([None] * (length - len(self.top)))
 
 
 # --------------------------------------------------------------------------- the writer
@@ -295,18 +435,7 @@ class Writer:
         self.cards = tuple(
             CardFacts.from_json(c, f"cards[{i}]") for i, c in enumerate(request["cards"])
         )
-        # The database section, indexed the way `identify` looks it up: the first card listed
-        # wins each key, as a search in listed order would find it.
-        self.by_source_id: dict[str, tuple[CardFacts, Printing]] = {}
-        self.by_printing: dict[tuple[str, str], CardFacts] = {}
-        self.by_name: dict[str, CardFacts] = {}
-        for card in self.cards:
-            for known in card.printings:
-                for source_id in known.source_ids:
-                    self.by_source_id.setdefault(source_id, (card, known.printing))
-                self.by_printing.setdefault(known.printing.key(), card)
-            for name in (card.name, *card.faces, *card.aliases):
-                self.by_name.setdefault(normalize_name(name), card)
+        self.index_cards()
         self.observations = tuple(
             self._observation(i, o) for i, o in enumerate(request["observations"])
         )
@@ -318,7 +447,32 @@ class Writer:
         self.by_handle: dict[str, str] = {}  # source handle -> live instance, outside libraries
         self.handle_of: dict[str, str] = {}
         self.libraries: dict[str, Library] = {}
+        self.melded: set[str] = set()  # melded permanents' handles, unusable until a new game
         self.next_number = 1
+
+    def index_cards(self) -> None:
+        """Index the database section the way `identify` looks it up, one dict per step of
+        NAME-7. Within a step the first card listed wins a key (two cards sharing one is a
+        broken case, which `cardid lint` reports)."""
+        #: source ID -> the card and its printing (a source ID under two printings is a broken
+        #: case, NAME-7: the first listed wins, as for every key)
+        self.by_source_id: dict[str, tuple[CardFacts, Printing | None]] = {}
+        self.by_printing: dict[tuple[str, str], CardFacts] = {}
+        by_oracle: dict[str, CardFacts] = {}
+        by_face: dict[str, CardFacts] = {}
+        by_alias: dict[str, CardFacts] = {}
+        for card in self.cards:
+            for known in card.printings:
+                for source_id in known.source_ids:
+                    self.by_source_id.setdefault(source_id, (card, known.printing))
+                self.by_printing.setdefault(self.printing_key(known.printing), card)
+            by_oracle.setdefault(normalize_name(card.name), card)
+            for face in card.faces:
+                by_face.setdefault(normalize_name(face), card)
+            for alias in card.aliases:
+                by_alias.setdefault(normalize_name(alias), card)
+        #: The name steps of NAME-7 in order: Oracle names, then faces, then aliases.
+        self.by_name: tuple[dict[str, CardFacts], ...] = (by_oracle, by_face, by_alias)
 
     @staticmethod
     def _observation(index: int, data: Any) -> Observation:
@@ -334,6 +488,8 @@ class Writer:
             handler = getattr(self, f"on_{obs.type}", None)
             if handler is None:
                 raise RequestError(f"observation {obs.index}: unknown type {obs.type!r}")
+            if self.melded:
+                self.check_not_melded(obs)
             iid = handler(obs)
             if iid is None and "object" in obs.data:  # ID-1: an object always gets an ID
                 raise RequestError(f"observation {obs.index}: a {obs.type} carries no `object`")
@@ -347,28 +503,73 @@ class Writer:
     def on_game_start(self, obs: Observation) -> None:
         """E10: a new game ends every ID (ID-9)."""
         self.end_all(keep=())
+        self.melded.clear()
 
     def on_restart(self, obs: Observation) -> None:
         """E11: a restart ends every ID but the carried cards' (ID-9)."""
-        carried = obs.need("carried")
+        obs.need("carried")
+        carried = obs.handles("carried")
         self.end_all(keep={self.by_handle[h] for h in carried if h in self.by_handle})
+        self.melded.clear()
 
     def on_mulligan(self, obs: Observation) -> None:
-        """E2: the player's hand and library lose their IDs (ID-8)."""
+        """E2: the player's hand and library lose their IDs (ID-8); the listed hand cards
+        going back must be held in that hand, if held at all (REQ-1)."""
         player = obs.need("player")
+        hand = f"hand:{player}"
+        for handle in obs.handles("objects"):
+            self.held(obs, handle, hand)
         self.end_library(f"library:{player}")
-        self.end_ids(self.in_zone.get(f"hand:{player}", ()))
+        self.library(f"library:{player}").size = None
+        self.end_ids(self.in_zone.get(hand, ()))
 
     def on_shuffle(self, obs: Observation) -> None:
-        """E1: every ID in the library ends (LIB-2)."""
+        """E1: every ID in the library ends (LIB-2); a known size stays known."""
         self.end_library(self.library_zone(obs))
 
+    def on_library_size(self, obs: Observation) -> None:
+        """The source showed the library's size: from now on its two ends are one (LIB-5)."""
+        zone = self.library_zone(obs)
+        library, size = self.library(zone), obs.integer("size", 0)
+        if library.size is not None and library.size != size:
+            self.size_conflict(
+                obs, f"{zone} holds {library.size} cards by the observations so far, not {size}"
+            )
+        self.end_ids(library.know_size(size))
+
     def on_reorder(self, obs: Observation) -> None:
-        """E3: the IDs at the reordered positions end (LIB-3)."""
-        end, count = obs.need("end"), obs.need("count")
-        if end not in ("top", "bottom") or not isinstance(count, int) or count < 1:
-            raise RequestError(f"observation {obs.index}: bad reorder end or count")
-        self.end_ids(self.library(self.library_zone(obs)).scramble(end, count))
+        """E3: the IDs at the reordered positions end (LIB-3), unless P knows the new order
+        (`order`), which keeps every ID at its new position (LIB-6)."""
+        end = obs.need("end")
+        if end not in ("top", "bottom"):
+            raise RequestError(f"observation {obs.index}: bad reorder end {end!r}")
+        count = obs.integer("count", 1)
+        zone = self.library_zone(obs)
+        library = self.library(zone)
+        if not library.fits(count, putting=False):
+            self.size_conflict(
+                obs, f"{count} cards to reorder do not fit {zone}, of known size {library.size}"
+            )
+        if "order" not in obs.data:
+            self.end_ids(library.scramble(end, count))
+            return
+        order = self.reorder_order(obs, count)
+        self.end_ids(self.reordered(library, end, order))
+
+    def reorder_order(self, obs: Observation, count: int) -> list[int]:
+        """A reorder's `order`, which must be a permutation of 1..count (REQ-5)."""
+        raw = obs.need("order")
+        order = [as_integer(k) or 0 for k in raw] if isinstance(raw, list) else []
+        if sorted(order) != list(range(1, count + 1)):
+            raise RequestError(
+                f"{obs.label()}: `order` {raw!r} is not a permutation of 1..{count} (REQ-5)"
+            )
+        return order
+
+    def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
+        """Apply a known new order; return the IDs that end (none: LIB-6)."""
+        library.permute(end, order)
+        return []
 
     def on_move(self, obs: Observation) -> str:
         """A zone change keeps the ID unless an ending event applies (ID-3, ID-5, ID-6)."""
@@ -384,12 +585,21 @@ class Writer:
         """A card shown in place: the same instance where P can follow it, else a fresh one."""
         zone = obs.zone("zone")
         if is_library(zone):
+            self.not_held_elsewhere(obs, obs.handle(), zone)
             iid = self.library_card_shown(obs, zone)
         else:
-            iid = self.by_handle.get(obs.need("object"))
-            if iid is None:
-                iid = self.new_card(obs, seen_in=zone, goes_to=None)
-                self.place(iid, zone, obs.need("object"))
+            iid = self.shown_in_place(obs, zone)
+        self.describe(iid, obs.description("card"), obs.index)
+        if self.loses_track_in(zone):  # E7
+            self.end(iid)
+        return iid
+
+    def on_mention(self, obs: Observation) -> str:
+        """A card referred to in place, as a reveal outside a library is (ID-10, E7)."""
+        zone = obs.zone("zone")
+        if is_library(zone):
+            raise RequestError(f"{obs.label()}: a mention is never in a library")
+        iid = self.shown_in_place(obs, zone)
         self.describe(iid, obs.description("card"), obs.index)
         if self.loses_track_in(zone):  # E7
             self.end(iid)
@@ -413,10 +623,24 @@ class Writer:
         return self.tracked(obs)
 
     def on_meld(self, obs: Observation) -> str:
-        """Melding keeps the card's ID; the melded permanent gets nothing of its own (NAME-3)."""
-        obs.need("permanent")
+        """Melding keeps the card's ID; the melded permanent gets nothing of its own (NAME-3),
+        and its handle names nothing until the next game (REQ-4)."""
+        permanent = obs.handle("permanent")
         obs.description("melded")  # validated, but it describes the melded permanent
-        return self.tracked(obs)
+        iid = self.tracked(obs)
+        self.melded.add(permanent)
+        return iid
+
+    def on_control_change(self, obs: Observation) -> str:
+        """A change of control keeps the ID (ID-4) and never changes the owner (OWN-1)."""
+        obs.need("controller")
+        iid = self.tracked(obs)
+        if self.zone_of[iid] not in ("battlefield", "stack"):  # a permanent, or a spell
+            raise RequestError(
+                f"{obs.label()}: handle {obs.handle()!r} is held in {self.zone_of[iid]}, "
+                "not on the battlefield or the stack (REQ-3)"
+            )
+        return iid
 
     def on_create_token(self, obs: Observation) -> str:
         """A token is a fresh instance owned by its creator (TOK-1, OWN-1)."""
@@ -425,8 +649,18 @@ class Writer:
         )
 
     def on_create_copy(self, obs: Observation) -> str:
-        """A copy is a fresh instance owned by its creator (TOK-1, OWN-1)."""
-        return self.create(obs, kind=self.creation_kind("copy"), zone=obs.zone("zone", "stack"))
+        """A copy is a fresh instance owned by its creator (TOK-1, OWN-1), named from its
+        original when its own description shows no name (TOK-5)."""
+        original = self.original_instance(obs)
+        if original is None:
+            obs.need("card")
+        inherited = None if original is None else self.inherited_name(self.entries[original])
+        return self.create(
+            obs,
+            kind=self.creation_kind("copy"),
+            zone=obs.zone("zone", "stack"),
+            inherited=inherited,
+        )
 
     # ----------------------------------------------------------------- finding instances
 
@@ -437,9 +671,11 @@ class Writer:
 
     def leave(self, obs: Observation, src: str) -> str | None:
         """Take the moving card out of its zone; return its instance if P followed it there."""
+        handle = obs.handle()
         if is_library(src):
+            self.not_held_elsewhere(obs, handle, src)
             return self.leave_library(obs, src)
-        iid = self.by_handle.get(obs.need("object"))
+        iid = self.held(obs, handle, src)
         if iid is not None:
             self.unhandle(iid)
         return iid
@@ -447,15 +683,17 @@ class Writer:
     def leave_library(self, obs: Observation, src: str) -> str | None:
         """Positions decide in a library (LIB-1, LIB-4); an unknown one ends them all (E5)."""
         position = obs.position("from_position")
+        library = self.library(src)
+        self.check_fits(obs, src, position, putting=False)
         if position is None:
             self.end_library(src)
-            return None
-        return self.library(src).take(position)
+        return library.take(position)
 
     def library_card_shown(self, obs: Observation, zone: str) -> str:
         """A reveal in a library: the instance at that position, or a fresh one now held there."""
         position = obs.position("position")
-        iid = None if position is None else self.library(zone).look(position)
+        self.check_fits(obs, zone, position, putting=False)
+        iid = self.library(zone).look(position)
         if iid is None:
             iid = self.new_card(obs, seen_in=zone, goes_to=None)
             self.move_to(iid, zone)
@@ -463,37 +701,122 @@ class Writer:
                 self.library(zone).hold(iid, position)
         return iid
 
+    def shown_in_place(self, obs: Observation, zone: str) -> str:
+        """A reveal or mention outside a library: the instance held there under that handle,
+        else a fresh one introduced there (ID-10, ID-7)."""
+        handle = obs.handle()
+        iid = self.held(obs, handle, zone)
+        if iid is None:
+            iid = self.new_card(obs, seen_in=zone, goes_to=None)
+            self.place(iid, zone, handle)
+        return iid
+
+    def held(self, obs: Observation, handle: str, zone: str) -> str | None:
+        """The instance held under a handle in this zone, or None when the handle is not held.
+
+        A handle held in another zone is an inconsistent request (REQ-1).
+        """
+        iid = self.by_handle.get(handle)
+        if iid is not None and self.zone_of[iid] != zone:
+            raise RequestError(
+                f"{obs.label()}: handle {handle!r} is held in {self.zone_of[iid]}, "
+                f"not in {zone} (REQ-1)"
+            )
+        return iid
+
+    def not_held_elsewhere(self, obs: Observation, handle: str, library: str) -> None:
+        """Handles name nothing in a library, so one held live elsewhere is inconsistent (REQ-1)."""
+        self.held(obs, handle, library)  # no handle is ever held in a library
+
     def tracked(self, obs: Observation) -> str:
-        """The live instance an in-place change refers to; such a change cannot introduce a card."""
-        handle = obs.need("object")
+        """The live instance an in-place change refers to; such a change cannot introduce a card
+        (REQ-3)."""
+        handle = obs.handle()
         iid = self.by_handle.get(handle)
         if iid is None:
             raise RequestError(
-                f"observation {obs.index} ({obs.type}): handle {handle!r} is not a card "
-                "in view, and the observation gives no zone to introduce it in"
+                f"{obs.label()}: handle {handle!r} is not a card in view, and the observation "
+                "gives no zone to introduce it in (REQ-3)"
             )
         return iid
+
+    def original_instance(self, obs: Observation) -> str | None:
+        """The held instance a `create_copy` names as its `original`, if it names one (REQ-3)."""
+        if "original" not in obs.data:
+            return None
+        handle = obs.handle("original")
+        iid = self.by_handle.get(handle)
+        if iid is None:
+            raise RequestError(f"{obs.label()}: the original {handle!r} is not held (REQ-3)")
+        return iid
+
+    def inherited_name(self, original: Entry) -> str | None:
+        """The name a copy takes from its original when its own description shows none: the
+        original's card-table name at that observation, if known (TOK-5)."""
+        return original.name
+
+    def check_not_melded(self, obs: Observation) -> None:
+        """A melded permanent's handle names no object until the next game (REQ-4)."""
+        data = obs.data
+        named = [data[key] for key in ("object", "new_object", "original") if key in data]
+        for key in ("objects", "carried"):
+            if isinstance(data.get(key), list):
+                named += data[key]
+        for handle in named:
+            if isinstance(handle, str) and handle in self.melded:
+                raise RequestError(
+                    f"{obs.label()}: handle {handle!r} is a melded permanent's, which names no "
+                    "card; its cards move one by one (REQ-4)"
+                )
+
+    def check_handle_free(self, obs: Observation, handle: str, iid: str | None) -> None:
+        """A handle given to an object must not be another live object's (REQ-2)."""
+        other = self.by_handle.get(handle)
+        if other is not None and other != iid:
+            raise RequestError(
+                f"{obs.label()}: handle {handle!r} is still held by a live object in "
+                f"{self.zone_of[other]} (REQ-2)"
+            )
+
+    def check_fits(self, obs: Observation, zone: str, position: Position, *, putting: bool) -> None:
+        """A position the library's known size rules out is inconsistent (REQ-5)."""
+        library = self.library(zone)
+        if not library.fits(position, putting=putting):
+            where = "an unknown position" if position is None else f"position {position}"
+            self.size_conflict(obs, f"{where} does not fit {zone}, of known size {library.size}")
+
+    def size_conflict(self, obs: Observation, what: str) -> None:
+        """Positions or counts the known library size rules out: inconsistent (REQ-5)."""
+        raise RequestError(f"{obs.label()}: {what} (REQ-5)")
 
     # ----------------------------------------------------------------- placing instances
 
     def arrive(self, iid: str, obs: Observation, dst: str) -> None:
         """Put a moved card into its new zone: by position in a library, by handle elsewhere."""
         if not is_library(dst):
-            self.place(iid, dst, obs.get("new_object") or obs.need("object"))
+            # `object` was checked as the card left; only a `new_object` is new here.
+            handle = obs.handle("new_object") if "new_object" in obs.data else obs.data["object"]
+            self.check_handle_free(obs, handle, iid)
+            self.place(iid, dst, handle)
             return
         position = obs.position("position")
+        self.check_fits(obs, dst, position, putting=True)
+        if self.entries[iid].kind != "card":
+            return  # TOK-4: it ceases to exist as it arrives, and takes no position
+        library = self.library(dst)
         if position is None:  # E4
             self.end(iid)
             self.end_library(dst)
+            library.put(iid, None)
             return
-        self.library(dst).put(iid, position)
+        library.put(iid, position)
         self.move_to(iid, dst)
 
     def place(self, iid: str, zone: str, handle: str) -> None:
         """Record a live instance outside libraries under the source's current handle."""
         self.unhandle(iid)
         stale = self.by_handle.get(handle)
-        if stale is not None:  # the source reused a handle: it now names this card only
+        if stale is not None:  # only mutants get here: the request checks rule it out (REQ-2)
             self.handle_of.pop(stale, None)
         self.by_handle[handle] = iid
         self.handle_of[iid] = handle
@@ -512,13 +835,22 @@ class Writer:
         if handle is not None:
             self.by_handle.pop(handle, None)
 
-    def create(self, obs: Observation, *, kind: Kind, zone: str) -> str:
+    def create(
+        self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None
+    ) -> str:
         """A token or copy: always a fresh instance, owned by the creator (OWN-1)."""
         owner = obs.need("owner")
+        handle = obs.handle()
+        self.check_handle_free(obs, handle, None)
         iid = self.allocate(owner=owner, kind=kind, index=obs.index)
-        self.place(iid, zone, obs.need("object"))
-        self.describe(iid, obs.description("card"), obs.index)
-        if self.loses_track_in(zone):
+        if not is_library(zone):  # in a library it ceases to exist at once (TOK-4)
+            self.place(iid, zone, handle)
+        description = obs.description("card")
+        if inherited is not None and (description is None or description.name is None):
+            named = Identity(name=inherited, printing=None, source_ids=())
+            self.entries[iid] = self.bind(self.entries[iid], named, obs.index)
+        self.describe(iid, description, obs.index)
+        if self.loses_track_in(zone) or is_library(zone):
             self.end(iid)
         return iid
 
@@ -529,16 +861,20 @@ class Writer:
     # ----------------------------------------------------------------- ending IDs
 
     def ends_after_move(self, entry: Entry, src: str, dst: str) -> bool:
-        """Whether the ID ends right after this move (E6, E8, E9)."""
+        """Whether the ID ends right after this move (E6, E8, E9, TOK-4)."""
         return self.ceases_to_exist(entry, src, dst) or self.loses_track_in(dst)
 
     def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
-        """E8 and E9: tokens leaving the battlefield, copies leaving the stack but not to it."""
+        """E8, E9, TOK-4: a token or copy leaving the battlefield, a copy put into a zone where
+        a copy cannot exist (anything but the stack and the battlefield), a token or copy put
+        into a library."""
         if entry.kind == "card":
             return False
         if src == "battlefield" and dst != "battlefield":
-            return True  # a token, or a resolved permanent-spell copy, which is a token (111.13)
-        return entry.kind == "copy" and src == "stack" and dst != "battlefield"
+            return True  # a token, or a copy (a resolved permanent-spell copy is a token, 111.13)
+        if entry.kind == "copy":
+            return dst not in COPY_ZONES
+        return is_library(dst)
 
     def loses_track_in(self, zone: str) -> bool:
         """E6 and E7: another player's hand, without hidden tracking (HID-1, HID-2)."""
@@ -563,15 +899,14 @@ class Writer:
 
     def end_library(self, zone: str) -> None:
         """Every ID in the library ends, and no position in it is known any more."""
+        self.library(zone).clear()  # first: then ending each ID finds no position to forget
         self.end_ids(self.in_zone.get(zone, ()))
-        self.library(zone).clear()
 
     def end_all(self, keep: Iterable[str]) -> None:
-        """Every live ID ends, except those kept; no library position is known any more."""
+        """Every live ID ends, except those kept; no library position or size is known any more."""
         kept = set(keep)
+        self.libraries.clear()
         self.end_ids(iid for iid in self.zone_of if iid not in kept)
-        for library in self.libraries.values():
-            library.clear()
 
     # ----------------------------------------------------------------- entries
 
@@ -582,8 +917,14 @@ class Writer:
         )
 
     def owner_of_new(self, obs: Observation, seen_in: str, goes_to: str | None) -> str:
-        """OWN-1: the observation's owner, else the zone's player; never the controller."""
-        owner = obs.get("owner") or zone_player(seen_in) or (goes_to and zone_player(goes_to))
+        """OWN-1: the observation's owner; else the player of the hand, library or graveyard the
+        card goes to (CR 400.3); else the player of the zone it is seen in or comes from; never
+        the controller."""
+        owner = (
+            obs.get("owner")
+            or (goes_to is not None and zone_player(goes_to))
+            or zone_player(seen_in)
+        )
         if not owner:
             raise RequestError(
                 f"observation {obs.index}: a card first seen in {seen_in} needs an `owner`"
@@ -614,16 +955,19 @@ class Writer:
             self.entries[iid] = self.bind(self.entries[iid], self.resolve(description), index)
 
     def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
-        """The name is bound once; a printing is added once; source IDs accumulate (NAME-5)."""
+        """The name is bound once; a printing is bound once, whenever it is first shown; source
+        IDs accumulate; a description of another card binds nothing (NAME-5, PRINT-4). The first
+        observation that binds anything is `revealed_at` (VIS-2)."""
         if identity.name is not None and entry.name is not None and identity.name != entry.name:
             return entry  # it describes another card; nothing here is about this one
-        name, revealed_at = entry.name, entry.revealed_at
-        if name is None and identity.name is not None:
-            name, revealed_at = identity.name, self.revealed_at(entry, index)
+        name = entry.name if entry.name is not None else identity.name
         printing = entry.printing
         if printing is None and entry.kind == "card":  # PRINT-3: no printing for tokens and copies
             printing = identity.printing
         new_ids = tuple(s for s in identity.source_ids if s not in entry.source_ids)
+        revealed_at = entry.revealed_at
+        if revealed_at is None and (name != entry.name or printing != entry.printing or new_ids):
+            revealed_at = self.revealed_at(entry, index)
         return replace(
             entry,
             name=name,
@@ -633,7 +977,7 @@ class Writer:
         )
 
     def revealed_at(self, entry: Entry, index: int) -> int:
-        """The observation that first showed the card's identity (VIS-2)."""
+        """The observation that first bound a description to the card (VIS-2)."""
         return index
 
     def resolve(self, description: Description) -> Identity:
@@ -650,16 +994,25 @@ class Writer:
         )
 
     def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
-        """The card a description names, and the printing its source ID maps to, if any."""
+        """The card a description names, by the first step of NAME-7 that matches, and the
+        printing its source ID maps to, if any."""
         if description.source_id is not None and description.source_id in self.by_source_id:
             return self.by_source_id[description.source_id]
-        if description.printing is not None and description.printing.key() in self.by_printing:
-            return self.by_printing[description.printing.key()], None
-        if description.name is not None:
-            card = self.by_name.get(self.shown_name(description.name))
+        if description.printing is not None:
+            card = self.by_printing.get(self.printing_key(description.printing))
             if card is not None:
                 return card, None
+        if description.name is not None:
+            shown = self.shown_name(description.name)
+            for step in self.by_name:
+                card = step.get(shown)
+                if card is not None:
+                    return card, None
         return None, None
+
+    def printing_key(self, printing: Printing) -> tuple[str, str]:
+        """How the database section's printings are looked up: set codes without case (R10)."""
+        return printing.key()
 
     def shown_name(self, name: str) -> str:
         """A name as the source showed it, in the form names are compared and recorded (NAME-6)."""

@@ -39,9 +39,18 @@ def test_a_key_two_cards_share_at_one_step_is_an_ambiguity(
     cards: list[dict[str, Any]], step: str, key: str
 ) -> None:
     """Each step finds a key under two cards: reported with the step, the key and both cards."""
-    found = ambiguities(cards)[0]
+    found = next(a for a in ambiguities(cards) if a.key == key)
     assert (found.step, found.key, found.cards) == (step, key, (0, 1))
     assert "cards[0]" in str(found) and "cards[1]" in str(found) and "NAME-7" in str(found)
+
+
+def test_a_source_id_under_two_printings_of_one_card_is_an_ambiguity() -> None:
+    """A source's ID denotes one printing: listed under two, it is reported for that card."""
+    island = _card("Island", printings=[{"set": "ELD", "number": "254", "source_ids": ["arena:1"]},
+                                        {"set": "ELD", "number": "255", "source_ids": ["arena:1"]}])
+    [found] = ambiguities([island])
+    assert (found.step, found.key, found.cards) == ("source ID", "arena:1", (0, 0))
+    assert "two printings" in str(found)
 
 
 @pytest.mark.parametrize(
@@ -49,9 +58,6 @@ def test_a_key_two_cards_share_at_one_step_is_an_ambiguity(
     [
         # one card's Oracle name is another's face name: different steps, the Oracle name wins
         [_card("Bonecrusher Giant // Stomp", faces=["Bonecrusher Giant", "Stomp"]), _card("Stomp")],
-        # a source ID under two printings of one card identifies the card, not a printing
-        [_card("Island", printings=[{"set": "ELD", "number": "254", "source_ids": ["arena:1"]},
-                                    {"set": "ELD", "number": "255", "source_ids": ["arena:1"]}])],
         # a card whose alias is its own face name
         [_card("Fire // Ice", faces=["Fire", "Ice"], aliases=["Fire"])],
     ],

@@ -66,7 +66,7 @@ def test_invented_card_facts_fail_lint(
     """A printing or catalog ID that the card data lacks fails lint."""
     data = copy.deepcopy(WRITER_CASE)
     data["input"]["cards"][0]["printings"][0]["source_ids"] = ["arena:1"]
-    data["input"]["cards"].append({"name": "Island", "printings": [{"set": "ELD", "number": "999"}]})
+    data["input"]["cards"][0]["printings"].append({"set": "ELD", "number": "999"})
     path = write_case(data)
     assert main(["lint", "--cases", str(path.parent), "--cards", str(CARDS)]) == Exit.FAILED
     err = capsys.readouterr().err

@@ -23,7 +23,7 @@ from reference.adapter import answer
 from reference.errors import RequestError
 from reference.reader import read as reference_read
 from reference.writer import write as reference_write
-from tests.mutants import MUTANTS, entry_points
+from tests.mutants import MUTANTS, ExitWithoutRejection, entry_points
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,6 +42,8 @@ def _answer(case: Case, write: Write, read: Read) -> Answer:
         result = answer(json.loads(case.request_bytes()), write=write, read=read)
     except RequestError as exc:
         return Rejected(message=str(exc))
+    except ExitWithoutRejection:  # what the runner makes of exit status 1 with nothing on stdout
+        return Crashed(reason="exit status 1 without a rejection object on standard output")
     except Exception as exc:  # noqa: BLE001 - any other failure is a crash, as in the runner
         return Crashed(reason=f"{type(exc).__name__}: {exc}")
     return Answered(output=json.dumps(result).encode())

@@ -559,12 +559,12 @@ def test_later_description_adds_printing_and_source_ids() -> None:
 
 
 def test_unknown_source_id_is_kept_but_does_not_name() -> None:
-    """A source ID the database does not list is recorded, and names nothing (SRC-1, VIS-1)."""
+    """A source ID the database does not list is recorded and names nothing, but it is bound,
+    so the observation is revealed_at (SRC-1, VIS-1, VIS-2)."""
     _, table = run([move("a", "hand:P1", "battlefield", card={"source_id": "mtgo:1"})])
     (entry,) = table.values()
-    assert (
-        entry["source_ids"] == ["mtgo:1"] and entry["name"] is None and entry["revealed_at"] is None
-    )
+    assert entry["source_ids"] == ["mtgo:1"] and entry["name"] is None
+    assert entry["revealed_at"] == 1
 
 
 def test_shared_source_id_is_not_identity() -> None:

@@ -13,13 +13,17 @@ from reference.reader import CardTableReader, Cursor
 from reference.writer import (
     CardFacts,
     Description,
+    End,
     Entry,
     Identity,
     Kind,
+    Library,
     Observation,
+    Position,
     Printing,
     Writer,
     is_library,
+    normalize_name,
     zone_kind,
 )
 
@@ -152,8 +156,7 @@ class UnknownPositionLocal(Writer):
     """Ends only the moving card's ID at an unknown library position (LIB-3, LIB-4, E4, E5)."""
 
     def leave_library(self, obs: Observation, src: str) -> str | None:
-        position = obs.position("from_position")
-        return None if position is None else self.library(src).take(position)
+        return self.library(src).take(obs.position("from_position"))
 
     def arrive(self, iid: str, obs: Observation, dst: str) -> None:
         if is_library(dst) and obs.position("position") is None:
@@ -447,6 +450,370 @@ class OwnerIsController(Writer):
         return obs.get("controller") or super().owner_of_new(obs, seen_in, goes_to)
 
 
+# ------------------------------------------------------------------ spec 1.1.0: libraries
+
+
+@mutant("token-into-library-takes-position")
+class TokenIntoLibraryTakesPosition(Writer):
+    """Inserts a token put into a library, then blanks it: the cards below shift (TOK-4)."""
+
+    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
+        if is_library(dst) and self.entries[iid].kind != "card":
+            position = obs.position("position")
+            if position is not None:
+                self.library(dst).put(iid, position)
+                self.move_to(iid, dst)
+                return
+        super().arrive(iid, obs, dst)
+
+
+@mutant("token-unknown-position-ends-library")
+class TokenUnknownPositionEndsLibrary(Writer):
+    """Ends every ID of a library a token is put into at an unknown position (TOK-4, E4)."""
+
+    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
+        if (
+            is_library(dst)
+            and self.entries[iid].kind != "card"
+            and obs.position("position") is None
+        ):
+            self.end_library(dst)
+        super().arrive(iid, obs, dst)
+
+
+@mutant("size-ignored")
+class SizeIgnored(Writer):
+    """Ignores `library_size`: a library's two ends never meet, no size is checked (LIB-5)."""
+
+    def on_library_size(self, obs: Observation) -> None:
+        self.library_zone(obs)
+        obs.integer("size", 0)
+
+
+@mutant("bottom-card-never-drawn-from-top")
+class BottomCardNeverDrawnFromTop(Writer):
+    """Never counts a position from the other end, so the last card is never the bottom one (LIB-5)."""
+
+    def library(self, zone: str) -> Library:
+        return self.libraries.setdefault(zone, _SeparateEnds())
+
+
+class _SeparateEnds(Library):
+    """A library whose top and bottom segments never meet, whatever its known size."""
+
+    __slots__ = ()
+
+    def _locate(self, position: int) -> tuple[list[str | None], int] | None:
+        near = self.top if position > 0 else self.bottom
+        return (near, abs(position) - 1) if abs(position) <= len(near) else None
+
+    def put(self, iid: str, position: Position) -> None:
+        size, self.size = self.size, None
+        super().put(iid, position)
+        self.size = None if size is None else size + 1
+
+    def know_size(self, size: int) -> list[str]:
+        self.size = size
+        return []
+
+
+@mutant("size-clamps-positions")
+class SizeClampsPositions(Writer):
+    """Moves a card tracked beyond a newly shown library size to its last position (LIB-5, E12)."""
+
+    def library(self, zone: str) -> Library:
+        return self.libraries.setdefault(zone, _ClampingLibrary())
+
+
+class _ClampingLibrary(Library):
+    """A library that, when its size becomes known, guesses where out-of-range cards went."""
+
+    __slots__ = ()
+
+    def know_size(self, size: int) -> list[str]:
+        beyond = [iid for iid in self.top[size:] if iid is not None]
+        lost = super().know_size(size)
+        if beyond and size > 0 and self.look(size) is None:
+            self.hold(beyond[-1], size)
+            lost.remove(beyond[-1])
+        return lost
+
+
+@mutant("known-reorder-ends-ids")
+class KnownReorderEndsIds(Writer):
+    """Ends the reordered cards' IDs even when the source shows the new order (LIB-6)."""
+
+    def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
+        return library.scramble(end, len(order))
+
+
+@mutant("negative-position-is-bottom")
+class NegativePositionIsBottom(Writer):
+    """Reads every position counted from the bottom (-2, -3, ...) as the bottom card (LIB-1)."""
+
+    @staticmethod
+    def _observation(index: int, data: Any) -> Observation:
+        obs = Writer._observation(index, data)
+        return _BottomOnly(index=obs.index, data=obs.data)
+
+
+class _BottomOnly(Observation):
+    """An observation whose negative positions all read as -1."""
+
+    __slots__ = ()
+
+    def position(self, key: str) -> int | None:
+        position = super().position(key)
+        return -1 if position is not None and position < 0 else position
+
+
+@mutant("integral-float-rejected")
+class IntegralFloatRejected(Writer):
+    """Rejects a position or count written 1.0, as a strict integer type would (LIB-1)."""
+
+    @staticmethod
+    def _observation(index: int, data: Any) -> Observation:
+        for key in ("position", "from_position", "count", "size"):
+            if isinstance(data, dict) and isinstance(data.get(key), float):
+                raise RequestError(f"observation {index}: `{key}` is not an integer")
+        return Writer._observation(index, data)
+
+
+# ------------------------------------------------------------------ spec 1.1.0: requests
+
+
+@mutant("accept-handle-in-wrong-zone")
+class AcceptHandleInWrongZone(Writer):
+    """Follows a held handle whatever zone the observation names, never rejecting (REQ-1)."""
+
+    def held(self, obs: Observation, handle: str, zone: str) -> str | None:
+        return None if is_library(zone) else self.by_handle.get(handle)
+
+
+@mutant("accept-live-handle-reuse")
+class AcceptLiveHandleReuse(Writer):
+    """Gives a live object's handle to another object, as the 1.0.0 reference did (REQ-2)."""
+
+    def check_handle_free(self, obs: Observation, handle: str, iid: str | None) -> None:
+        return None
+
+
+@mutant("accept-untracked-in-place")
+class AcceptUntrackedInPlace(Writer):
+    """Invents a battlefield card for an in-place change naming a handle not held (REQ-3)."""
+
+    def tracked(self, obs: Observation) -> str:
+        handle = obs.handle()
+        if handle not in self.by_handle:
+            iid = self.allocate(owner=self.perspective, kind="card", index=obs.index)
+            self.place(iid, "battlefield", handle)
+        return super().tracked(obs)
+
+    def original_instance(self, obs: Observation) -> str | None:
+        if obs.get("original") not in self.by_handle:
+            return None
+        return super().original_instance(obs)
+
+
+@mutant("accept-melded-handle")
+class AcceptMeldedHandle(Writer):
+    """Reads a melded permanent's handle as a card in view (REQ-4)."""
+
+    def check_not_melded(self, obs: Observation) -> None:
+        return None
+
+
+@mutant("ignore-known-size-conflicts")
+class IgnoreKnownSizeConflicts(Writer):
+    """Answers requests whose positions or counts the known library size rules out (REQ-5)."""
+
+    def size_conflict(self, obs: Observation, what: str) -> None:
+        return None
+
+
+# ------------------------------------------------------------ spec 1.1.0: names and printings
+
+
+@mutant("revealed-at-needs-name")
+class RevealedAtNeedsName(Writer):
+    """Sets revealed_at only when a name is bound, not at a source ID or printing (VIS-2)."""
+
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        bound = super().bind(entry, identity, index)
+        if entry.name is not None:
+            return bound
+        revealed_at = None if bound.name is None else self.revealed_at(entry, index)
+        return replace(bound, revealed_at=revealed_at)
+
+
+@mutant("name-matches-any-step")
+class NameMatchesAnyStep(Writer):
+    """Looks names, faces and aliases up in one table, the first card listed winning (NAME-7)."""
+
+    def index_cards(self) -> None:
+        super().index_cards()
+        any_name: dict[str, CardFacts] = {}
+        for card in self.cards:
+            for name in (card.name, *card.faces, *card.aliases):
+                any_name.setdefault(normalize_name(name), card)
+        self.by_name = (any_name,)
+
+
+@mutant("set-code-lookup-case-sensitive")
+class SetCodeLookupCaseSensitive(Writer):
+    """Looks printings up in the card database section with the set code's case (PRINT-2)."""
+
+    def printing_key(self, printing: Printing) -> tuple[str, str]:
+        return printing.set, printing.number
+
+
+@mutant("printing-overwritten-later")
+class PrintingOverwrittenLater(Writer):
+    """Lets a later description replace a bound printing (PRINT-4)."""
+
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        bound = super().bind(entry, identity, index)
+        if bound is entry or identity.printing is None or entry.kind != "card":
+            return bound
+        return replace(bound, printing=identity.printing)
+
+
+@mutant("printing-never-bound-later")
+class PrintingNeverBoundLater(Writer):
+    """Binds a printing only at the first description of the card, never later (PRINT-4)."""
+
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        bound = super().bind(entry, identity, index)
+        if entry.revealed_at is None:
+            return bound
+        return replace(bound, printing=entry.printing)
+
+
+@mutant("copy-description-binds-source-ids")
+class CopyDescriptionBindsSourceIds(Writer):
+    """Adds the source ID of a description that names another card (NAME-5)."""
+
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        if identity.name is not None and entry.name is not None and identity.name != entry.name:
+            new_ids = tuple(s for s in identity.source_ids if s not in entry.source_ids)
+            return replace(entry, source_ids=entry.source_ids + new_ids)
+        return super().bind(entry, identity, index)
+
+
+# ------------------------------------------------------------ spec 1.1.0: copies and control
+
+
+@mutant("copy-in-exile-to-graveyard-kept")
+class CopyInExileToGraveyardKept(Writer):
+    """Ends a copy only as it leaves the stack: one made in exile survives into a graveyard (TOK-3, E9)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        if entry.kind == "copy" and src != "battlefield":
+            return src == "stack" and dst != "battlefield"
+        return super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-cast-from-exile-ends")
+class CopyCastFromExileEnds(Writer):
+    """Ends a copy on any move but stack -> battlefield: one cast from exile ends (TOK-3)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        if entry.kind == "copy" and not (src == "stack" and dst == "battlefield"):
+            return True
+        return super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-name-ignores-original")
+class CopyNameIgnoresOriginal(Writer):
+    """Leaves a copy without a name when only its `original` shows it (TOK-5)."""
+
+    def inherited_name(self, original: Entry) -> str | None:
+        return None
+
+
+@mutant("control-change-sets-owner")
+class ControlChangeSetsOwner(Writer):
+    """Makes the new controller the owner at a change of control (OWN-1)."""
+
+    def on_control_change(self, obs: Observation) -> str:
+        iid = super().on_control_change(obs)
+        self.entries[iid] = replace(self.entries[iid], owner=obs.need("controller"))
+        return iid
+
+
+@mutant("control-change-ends-id")
+class ControlChangeEndsId(Writer):
+    """Starts a new instance when a permanent changes control (ID-4)."""
+
+    def on_control_change(self, obs: Observation) -> str:
+        old = self.entries[super().on_control_change(obs)]
+        self.end(old.id)
+        iid = self.allocate(owner=old.owner, kind=old.kind, index=obs.index)
+        self.place(iid, "battlefield", obs.handle())
+        return iid
+
+
+@mutant("mention-always-fresh")
+class MentionAlwaysFresh(Writer):
+    """Gives a card mentioned in place (an attacker, a target) a fresh ID every time (ID-10)."""
+
+    def on_mention(self, obs: Observation) -> str:
+        zone = obs.zone("zone")
+        held = None if is_library(zone) else self.held(obs, obs.handle(), zone)
+        if held is None:
+            return super().on_mention(obs)
+        old = self.entries[held]
+        self.end(held)
+        iid = self.allocate(owner=old.owner, kind=old.kind, index=obs.index)
+        self.place(iid, zone, obs.handle())
+        self.describe(iid, obs.description("card"), obs.index)
+        return iid
+
+
+@mutant("mulligan-objects-kept")
+class MulliganObjectsKept(Writer):
+    """Keeps the IDs of the hand cards a mulligan lists as going back (ID-8, E2)."""
+
+    def on_mulligan(self, obs: Observation) -> None:
+        player = obs.need("player")
+        hand = f"hand:{player}"
+        kept = {self.held(obs, handle, hand) for handle in obs.handles("objects")}
+        self.end_library(f"library:{player}")
+        self.library(f"library:{player}").size = None
+        self.end_ids(iid for iid in self.in_zone.get(hand, ()) if iid not in kept)
+
+
+# ------------------------------------------------------------------ spec 1.1.0: rejections
+
+
+class ExitWithoutRejection(SystemExit):
+    """Exit status 1 with nothing on standard output: a rejection without its object.
+
+    A SystemExit, so that the adapter lets it end the process (`python -m tests.mutants`);
+    tests/test_mutants.py maps it to the crash the runner reports.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(1)
+
+
+@mutant("rejection-exit-only")
+class RejectionExitOnly(Writer):
+    """Rejects an inconsistent request with exit status 1 but no rejection object (C-2)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        try:
+            super().__init__(request)
+        except RequestError:
+            raise ExitWithoutRejection from None
+
+    def run(self) -> dict[str, Any]:
+        try:
+            return super().run()
+        except RequestError:
+            raise ExitWithoutRejection from None
+
+
 # --------------------------------------------------------------------------- the reader
 
 
@@ -474,6 +841,28 @@ class ReaderStrip(CardTableReader):
     def lines(text: str) -> Iterator[tuple[int, str]]:
         for lineno, line in CardTableReader.lines(text):
             yield lineno, line.strip()
+
+
+@mutant("reader-needs-printing")
+class ReaderNeedsPrinting(CardTableReader):
+    """Rejects an entry without a printing, as a reader written for one client's output (TXT-1)."""
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        entry = super().entry(cur)
+        if entry["printing"] is None:
+            cur.fail("expected a printing")
+        return entry
+
+
+@mutant("reader-short-set-codes")
+class ReaderShortSetCodes(CardTableReader):
+    """Accepts set codes of 3 or 4 characters only, as classic paper sets have (TXT-1)."""
+
+    def printing(self, cur: Cursor) -> dict[str, str]:
+        printing = super().printing(cur)
+        if len(printing["set"]) > 4:
+            cur.fail(f"set code {printing['set']!r} is longer than 4 characters")
+        return printing
 
 
 @mutant("reader-zero-strip")
@@ -597,3 +986,14 @@ class ReaderQuestionLiteral(CardTableReader):
             cur.take()
             return "?"
         return super().name(cur)
+
+
+@mutant("reader-rejection-exit-only")
+class ReaderRejectionExitOnly(CardTableReader):
+    """Rejects invalid card table text with exit status 1 but no rejection object (C-2)."""
+
+    def read(self, text: str) -> dict[str, Any]:
+        try:
+            return super().read(text)
+        except RequestError:
+            raise ExitWithoutRejection from None
