@@ -1,4 +1,5 @@
-"""The card database section of a writer case: no step of NAME-7 may match two cards."""
+"""The card database section of a writer case: no step of NAME-7 may match two cards, and no
+source ID may denote two printings."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Any
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ambiguity:
-    """One key that a resolution step (NAME-7) finds under two cards of the section."""
+    """One key that a resolution step (NAME-7) finds twice: under two cards of the section, or
+    (a source ID) under two printings."""
 
     step: str
     key: str
@@ -18,6 +20,11 @@ class Ambiguity:
 
     def __str__(self) -> str:
         first, second = self.cards
+        if first == second:
+            return (
+                f"input.cards[{first}]: {self.step} {self.key!r} is listed under two printings, "
+                "so a description showing it would identify no one printing (NAME-7)"
+            )
         return (
             f"input.cards: {self.step} {self.key!r} is listed for cards[{first}] and "
             f"cards[{second}], so a description would match two cards at the same step (NAME-7)"
@@ -30,27 +37,29 @@ def _name(text: str) -> str:
 
 
 def _keys(card: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """Every (step, key) under which a description can find this card, once each."""
-    seen: set[tuple[str, str]] = set()
+    """Every (step, key) under which a description can find this card, each time it is listed."""
     printings = card.get("printings", ())
-    found = [("source ID", source_id) for p in printings for source_id in p.get("source_ids", ())]
-    found += [("printing", f"{p['set'].upper()} {p['number']}") for p in printings]
-    found.append(("Oracle name", _name(card["name"])))
-    found += [("face name", _name(face)) for face in card.get("faces", ())]
-    found += [("alias", _name(alias)) for alias in card.get("aliases", ())]
-    for key in found:
-        if key not in seen:  # a source ID under two printings of one card is allowed
-            seen.add(key)
-            yield key
+    for printing in printings:
+        for source_id in set(printing.get("source_ids", ())):
+            yield "source ID", source_id
+    for printing in {(p["set"].upper(), p["number"]) for p in printings}:
+        yield "printing", " ".join(printing)
+    # A card may list one name under several steps (an alias equal to a face name): each step
+    # is looked at on its own, so one card never conflicts with itself over a name.
+    names = {("Oracle name", _name(card["name"]))}
+    names |= {("face name", _name(face)) for face in card.get("faces", ())}
+    names |= {("alias", _name(alias)) for alias in card.get("aliases", ())}
+    yield from sorted(names)
 
 
 def ambiguities(cards: Sequence[Mapping[str, Any]]) -> list[Ambiguity]:
-    """The keys that one step of NAME-7 finds under two different cards, in listed order."""
+    """The keys that one step of NAME-7 finds twice, in listed order."""
     first_card: dict[tuple[str, str], int] = {}
     found = []
     for index, card in enumerate(cards):
         for key in _keys(card):
-            owner = first_card.setdefault(key, index)
-            if owner != index:
-                found.append(Ambiguity(step=key[0], key=key[1], cards=(owner, index)))
+            if key in first_card:
+                found.append(Ambiguity(step=key[0], key=key[1], cards=(first_card[key], index)))
+            else:
+                first_card[key] = index
     return found

@@ -865,6 +865,15 @@ class ReaderShortSetCodes(CardTableReader):
         return printing
 
 
+@mutant("reader-splitlines")
+class ReaderSplitlines(CardTableReader):
+    """Splits the text with universal newlines, so a lone CR or U+2028 ends a line (TXT-2)."""
+
+    @staticmethod
+    def lines(text: str) -> Iterator[tuple[int, str]]:
+        yield from enumerate(text.splitlines(), start=1)
+
+
 @mutant("reader-zero-strip")
 class ReaderZeroStrip(CardTableReader):
     """Strips leading zeros from digit runs of collector numbers: "2024-01" -> "2024-1" (TXT-1)."""
