@@ -599,11 +599,7 @@ class Writer:
         zone = obs.zone("zone")
         if is_library(zone):
             raise RequestError(f"{obs.label()}: a mention is never in a library")
-        iid = self.shown_in_place(obs, zone)
-        self.describe(iid, obs.description("card"), obs.index)
-        if self.loses_track_in(zone):  # E7
-            self.end(iid)
-        return iid
+        return self.on_reveal(obs)
 
     def on_turn_face_up(self, obs: Observation) -> str:
         """Turning face up keeps the ID and binds the name there (ID-4, VIS-2)."""
