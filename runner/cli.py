@@ -19,8 +19,9 @@ import sys
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
+from typing import NoReturn
 
-from conformance import console, report, schemas, suite
+from conformance import console, files, report, schemas, suite
 from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
@@ -30,9 +31,9 @@ from conformance.markdown import to_markdown
 from conformance.outcome import CaseBug, Outcome
 from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
-from runner import execute
+from runner import execute, options
 from runner.failures import save_failures
-from runner.loading import load_cases, usable_cpus
+from runner.loading import load_cases
 from runner.process import split_command
 from runner.progress import Progress
 
@@ -47,31 +48,48 @@ class Exit(IntEnum):
     INTERRUPTED = 130
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are UsageErrors: one line, exit 2, returned by `main` (not raised
+    as SystemExit), like every other usage error."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.endswith(": expected one argument"):
+            message += " (write a value that starts with '-' as --option=VALUE)"
+        raise UsageError(f"{self.prog}: {message}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cardid", description="Conformance suite for card identity in Magic replay files."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def selection_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--cases", type=Path, default=suite.CASES_DIR, help="case directory or file")
-        sub.add_argument("--case", action="append", default=[], metavar="ID", help="case ID or glob")
+        sub.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR,
+                         help="case directory or file")
+        sub.add_argument("--case", action="append", default=[], metavar="ID", type=options.case_pattern,
+                         help="case ID or glob")
         sub.add_argument("--rule", action="append", default=[], metavar="RULE", help="rule ID (ID-3) or family (LIB)")
-        sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER", help="CR number, e.g. 701.24")
-        sub.add_argument("--tag", action="append", default=[])
+        sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER",
+                         type=options.cr_number, help="CR number, e.g. 701.24")
+        sub.add_argument("--tag", action="append", default=[], type=options.tag)
         sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"])
         sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"])
 
     run = commands.add_parser("run", help="run the cases against an implementation")
     selection_options(run)
-    run.add_argument("--impl", metavar="COMMAND", help="implementation command (default: the bundled reference)")
+    run.add_argument("--impl", metavar="COMMAND", type=options.command,
+                     help="implementation command (default: the bundled reference)")
     run.add_argument("--isolate", action="store_true", help="one process per case")
-    run.add_argument("--timeout-multiplier", type=float, default=1.0, metavar="X")
-    run.add_argument("-j", "--jobs", default="1", metavar="N", help="parallel workers, or 'auto'")
-    run.add_argument("--report-json", type=Path, metavar="PATH", help="write the JSON report")
-    run.add_argument("--junit", type=Path, metavar="PATH", help="write a JUnit XML report")
-    run.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary")
-    run.add_argument("--save-failures", type=Path, metavar="DIR",
+    low, high = options.MULTIPLIERS
+    run.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
+                     help=f"scale every time limit by X ({low:g} to {high:g})")
+    run.add_argument("-j", "--jobs", type=options.jobs, default="1", metavar="N",
+                     help=f"parallel workers (1 to {options.MAX_JOBS}), or 'auto'")
+    run.add_argument("--report-json", type=options.output_file, metavar="PATH", help="write the JSON report")
+    run.add_argument("--junit", type=options.output_file, metavar="PATH", help="write a JUnit XML report")
+    run.add_argument("--markdown", type=options.output_file, metavar="PATH", help="write a Markdown summary")
+    run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
                      help="keep the request, raw output and diff of each failure in DIR/<case>/")
     run.add_argument("--expect", type=Path, metavar="PATH", help="known-failure file for this implementation")
     run.add_argument("--resume", type=Path, metavar="PATH",
@@ -82,7 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     selection_options(listing)
 
     linting = commands.add_parser("lint", help="check the case corpus")
-    linting.add_argument("--cases", type=Path, default=suite.CASES_DIR)
+    linting.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR)
     linting.add_argument("--cr", type=Path, metavar="PATH", help="CR text or index to check citations against")
     linting.add_argument("--cards", type=Path, metavar="PATH", help="card data CSV to check card facts against")
 
@@ -92,8 +110,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cardid` and `python -m runner`."""
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         match args.command:
             case "reference":
                 from reference.adapter import main as reference_main  # started as an adapter only
@@ -118,12 +136,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
-    if not args.cases.exists():
-        raise UsageError(f"no such case directory or file: {args.cases}")
     return load_cases(case_files(args.cases), spec)
 
 
-def _selection(args: argparse.Namespace) -> Selection:
+def _selection(args: argparse.Namespace, spec: Spec) -> Selection:
+    families = {rule.family for rule in spec.rules.values()}
+    for wanted in args.rule:
+        if wanted not in spec.rules and wanted not in families:
+            raise UsageError(
+                f"cardid {args.command}: argument --rule: takes a rule ID (such as ID-3) or a family "
+                f"({', '.join(sorted(families))}) of spec {spec.version}, not {wanted!r}"
+            )
     return Selection(
         cases=tuple(args.case),
         rules=tuple(args.rule),
@@ -162,34 +185,21 @@ def _list(args: argparse.Namespace) -> int:
     corpus = _corpus(args, spec)
     for bug in corpus.bugs:
         print(f"BUG IN CASE: {bug.message}", file=sys.stderr)
-    for case in _selection(args).apply(corpus.cases):
+    for case in _selection(args, spec).apply(corpus.cases):
         print(f"{case.id}\t{case.role}\t{case.level.name}\t{','.join(case.rules)}\t{case.description}")
     return Exit.FAILED if corpus.bugs else Exit.OK
-
-
-def _jobs(value: str) -> int:
-    if value == "auto":
-        return max(1, usable_cpus())
-    try:
-        jobs = int(value)
-    except ValueError:
-        raise UsageError(f"-j takes a number or 'auto', not {value!r}") from None
-    if jobs < 1:
-        raise UsageError("-j must be at least 1")
-    return jobs
 
 
 def _run(args: argparse.Namespace) -> int:
     spec = load_spec()
     corpus = _corpus(args, spec)
-    argv = tuple(split_command(args.impl)) if args.impl else execute.REFERENCE_ARGV
-    if args.timeout_multiplier <= 0:
-        raise UsageError("--timeout-multiplier must be positive")
+    argv = tuple(split_command(args.impl)) if args.impl is not None else execute.REFERENCE_ARGV
+    _check_outputs(args)
     known = load_known_failures(args.expect) if args.expect else None
-    options = execute.Options.scaled(
-        argv, multiplier=args.timeout_multiplier, isolate=args.isolate, jobs=_jobs(args.jobs)
+    run_options = execute.Options.scaled(
+        argv, multiplier=args.timeout_multiplier, isolate=args.isolate, jobs=args.jobs
     )
-    selected = _selection(args).apply(corpus.cases)
+    selected = _selection(args, spec).apply(corpus.cases)
     if not selected and not corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
     cases_by_id = {case.id: case for case in corpus.cases}
@@ -200,7 +210,7 @@ def _run(args: argparse.Namespace) -> int:
     progress = Progress(len(to_run))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        execution = execute.run_cases(to_run, options, spec, progress=progress)
+        execution = execute.run_cases(to_run, run_options, spec, progress=progress)
     finally:
         signal.signal(signal.SIGTERM, previous)
         progress.close()
@@ -255,6 +265,19 @@ def _run(args: argparse.Namespace) -> int:
     return Exit.OK if conforming and not problems else Exit.FAILED
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Two outputs never share a file: the second would silently replace the first."""
+    seen: dict[Path, str] = {}
+    for option in ("--report-json", "--junit", "--markdown", "--save-failures"):
+        path = getattr(args, option.lstrip("-").replace("-", "_"))
+        if path is None:
+            continue
+        key = path.absolute().parent.resolve() / path.name
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {option} both name {path}: give each its own path")
+        seen[key] = option
+
+
 def _interrupt(signum: int, frame: object) -> None:
     """SIGTERM stops a run the way Ctrl-C does."""
     raise KeyboardInterrupt
@@ -263,9 +286,11 @@ def _interrupt(signum: int, frame: object) -> None:
 def _resumed(path: Path, command: str, spec: Spec) -> dict[str, Outcome]:
     """The finished outcomes of an earlier run of the same implementation and spec version."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the report to resume from, {path}: {exc}") from None
+        data = json.loads(files.read_bounded(path, 1 << 30).decode("utf-8"))
+    except OSError as exc:
+        raise UsageError(f"cannot read the report to resume from (--resume) {path}: {files.describe(exc)}") from None
+    except ValueError as exc:
+        raise UsageError(f"cannot read the report to resume from (--resume) {path}: {exc}") from None
     problem = schemas.first_problem("report", data)
     if problem is not None:
         raise UsageError(f"{path} is not a run report: {problem.where()}: {problem.message}")

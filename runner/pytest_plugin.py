@@ -18,19 +18,21 @@ from conformance.cases import Case, case_files
 from conformance.errors import CaseError, UsageError
 from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
 from conformance.spec import load_spec
-from runner import execute
+from runner import execute, options
 from runner.adapter import Persistent
 from runner.loading import load_cases
 from runner.process import split_command
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    low, high = options.MULTIPLIERS
     group = parser.getgroup("cardid", "card-identity conformance")
     group.addoption("--impl", metavar="COMMAND", help="implementation to certify (default: the reference)")
-    group.addoption("--cardid-cases", metavar="PATH", type=Path, default=None,
+    group.addoption("--cardid-cases", metavar="PATH", type=options.case_source, default=None,
                     help="case directory or file (default: the suite's cases/)")
     group.addoption("--isolate", action="store_true", help="one implementation process per case")
-    group.addoption("--timeout-multiplier", type=float, default=1.0, metavar="X")
+    group.addoption("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
+                    help=f"scale every time limit by X ({low:g} to {high:g})")
 
 
 #: The `conformance` package's directory: `pytest conformance` in a checkout names it, and so
