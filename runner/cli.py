@@ -3,7 +3,8 @@
 Exit codes (documented in README.md):
     0  conforming (run), clean (lint), listed (list)
     1  a MUST case failed or errored, the corpus has case bugs, or lint found problems
-    2  usage error: bad option, unreadable file, implementation command that cannot start
+    2  usage error: bad option, unreadable file, implementation command that cannot start,
+       or an output that could not be written (the others are still written)
     3  the suite's own files (spec index, schemas) are broken
   130  interrupted
 """
@@ -16,12 +17,12 @@ import json
 import shlex
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TextIO
 
-from conformance import console, files, report, schemas, suite
+from conformance import console, escape, files, report, schemas, suite
 from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
@@ -34,6 +35,7 @@ from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute, options
 from runner.failures import save_failures
 from runner.loading import load_cases
+from runner.outputs import OutputError, write_atomically
 from runner.process import split_command
 from runner.progress import Progress
 
@@ -124,15 +126,22 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "run":
                 return _run(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say("interrupted", sys.stderr)
         return Exit.INTERRUPTED
     except SuiteError as exc:
-        print(exc.render(), file=sys.stderr)
+        _say(exc.render(), sys.stderr)
         return Exit.SUITE
     except CardidError as exc:
-        print(exc.render(), file=sys.stderr)
+        _say(exc.render(), sys.stderr)
         return Exit.USAGE
     return Exit.USAGE
+
+
+def _say(text: str, stream: TextIO | None = None) -> None:
+    """Print lines whose text may come from an implementation or a case file: each line
+    `escape.visible`, so none can repaint the terminal, forge a line or fail to encode."""
+    for line in text.split("\n"):
+        print(escape.visible(line), file=stream or sys.stdout)
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
@@ -169,7 +178,7 @@ def _lint(args: argparse.Namespace) -> int:
         coverage=args.cases.resolve() == suite.CASES_DIR.resolve(),
     )
     for problem in problems:
-        print(f"{problem}", file=sys.stderr)
+        _say(f"{problem}", sys.stderr)
     checked = ["schemas", "rule IDs", "unique IDs"]
     checked += ["CR numbers"] if cr_numbers else []
     checked += ["card facts"] if args.cards else []
@@ -184,9 +193,10 @@ def _list(args: argparse.Namespace) -> int:
     spec = load_spec()
     corpus = _corpus(args, spec)
     for bug in corpus.bugs:
-        print(f"BUG IN CASE: {bug.message}", file=sys.stderr)
+        _say(f"BUG IN CASE: {bug.message}", sys.stderr)
     for case in _selection(args, spec).apply(corpus.cases):
-        print(f"{case.id}\t{case.role}\t{case.level.name}\t{','.join(case.rules)}\t{case.description}")
+        fields = (case.id, case.role, case.level.name, ",".join(case.rules), case.description)
+        print("\t".join(escape.visible(field) for field in fields))
     return Exit.FAILED if corpus.bugs else Exit.OK
 
 
@@ -223,12 +233,12 @@ def _run(args: argparse.Namespace) -> int:
         applied = apply_known_failures(known, outcomes, cases_by_id.keys(), datetime.date.today())
         outcomes, problems = applied.outcomes, applied.problems
     if execution.fallback_reason:
-        print(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
+        _say(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
     for outcome in outcomes:
         for line in console.failure_lines(outcome, rerun.get(outcome.case_id), verbose=not args.quiet):
-            print(line)
+            print(line)  # already escaped
     for problem in problems:
-        print(f"KNOWN-FAILURE FILE: {problem}")
+        _say(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(outcomes, cases_by_id, spec):
         print(line)
     info = report.RunInfo(
@@ -243,23 +253,37 @@ def _run(args: argparse.Namespace) -> int:
         known_failures_file=str(args.expect) if args.expect else None,
         known_failure_problems=problems,
     )
-    if args.report_json:
-        data = report.to_json(outcomes, cases_by_id, info, spec)
-        _write_atomically(args.report_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    if args.junit:
-        _write_atomically(args.junit, to_junit(outcomes, cases_by_id, rerun).decode())
-    if args.markdown:
-        _write_atomically(args.markdown, to_markdown(outcomes, cases_by_id, info, spec))
+    renderers: list[tuple[str, Path | None, Callable[[], bytes]]] = [
+        ("--report-json", args.report_json,
+         lambda: report.to_json_text(report.to_json(outcomes, cases_by_id, info, spec)).encode()),
+        ("--junit", args.junit, lambda: to_junit(outcomes, cases_by_id, rerun)),
+        ("--markdown", args.markdown, lambda: to_markdown(outcomes, cases_by_id, info, spec).encode()),
+    ]
+    unwritten = []
+    for option, path, render in renderers:  # one that cannot be written stops none of the others
+        if path is not None:
+            try:
+                write_atomically(path, render(), what=option)
+            except OutputError as exc:
+                unwritten.append(exc.message)
     if args.save_failures:
-        save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
+        unwritten += save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
+    for message in unwritten:
+        _say(f"error: {message}", sys.stderr)
     if execution.interrupted:
         finished = len(outcomes) - len(bugs)
+        report_failed = any(message.startswith("cannot write --report-json") for message in unwritten)
         where = (
-            f"; resume with --resume {shlex.quote(str(args.report_json))}"
+            "; the partial report could not be written"
+            if report_failed
+            else f"; resume with --resume {shlex.quote(str(args.report_json))}"
             if args.report_json
             else "; pass --report-json next time to be able to resume"
         )
-        print(f"interrupted: {finished} of {len(selected)} cases finished{where}", file=sys.stderr)
+        _say(f"interrupted: {finished} of {len(selected)} cases finished{where}", sys.stderr)
+    if unwritten:
+        return Exit.USAGE
+    if execution.interrupted:
         return Exit.INTERRUPTED
     conforming = report.verdict(outcomes).conforming
     return Exit.OK if conforming and not problems else Exit.FAILED
@@ -316,13 +340,3 @@ def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
         parts += ["--timeout-multiplier", f"{args.timeout_multiplier:g}"]
     parts += ["--case", case_id]
     return shlex.join(parts)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.partial")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise UsageError(f"cannot write report {path}: {exc.strerror}") from None
