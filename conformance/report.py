@@ -97,7 +97,9 @@ def to_json(
         case = cases.get(outcome.case_id)
         entry: dict[str, Any] = {"case": outcome.case_id, "status": status(outcome)}
         if case is not None:
-            entry.update(role=case.role, level=case.level.name, rules=list(case.rules))
+            entry.update(
+                role=case.role, level=case.level.name, rules=list(case.rules), case_sha256=case.digest()
+            )
         entry.update(_details(outcome, spec))
         if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped):
             entry["rerun"] = info.rerun[outcome.case_id]

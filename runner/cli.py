@@ -13,16 +13,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import shlex
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import NoReturn, TextIO
 
-from conformance import console, escape, files, report, schemas, suite
+from conformance import console, escape, report, suite
 from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
@@ -38,6 +37,7 @@ from runner.loading import load_cases
 from runner.outputs import OutputError, write_atomically
 from runner.process import split_command
 from runner.progress import Progress
+from runner.resume import resume
 
 
 class Exit(IntEnum):
@@ -215,7 +215,13 @@ def _run(args: argparse.Namespace) -> int:
     cases_by_id = {case.id: case for case in corpus.cases}
     rerun = {case.id: _rerun_command(args, case.id) for case in selected}
     command = args.impl or "cardid reference"
-    resumed = _resumed(args.resume, command, spec) if args.resume else {}
+    resumed: Mapping[str, Outcome] = {}
+    if args.resume:
+        earlier = resume(args.resume, command, spec, selected)
+        resumed = earlier.outcomes
+        if earlier.changed:
+            _say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
+                 f"so they run again: {', '.join(earlier.changed)}")
     to_run = [case for case in selected if case.id not in resumed]
     progress = Progress(len(to_run))
     previous = signal.signal(signal.SIGTERM, _interrupt)
@@ -305,27 +311,6 @@ def _check_outputs(args: argparse.Namespace) -> None:
 def _interrupt(signum: int, frame: object) -> None:
     """SIGTERM stops a run the way Ctrl-C does."""
     raise KeyboardInterrupt
-
-
-def _resumed(path: Path, command: str, spec: Spec) -> dict[str, Outcome]:
-    """The finished outcomes of an earlier run of the same implementation and spec version."""
-    try:
-        data = json.loads(files.read_bounded(path, 1 << 30).decode("utf-8"))
-    except OSError as exc:
-        raise UsageError(f"cannot read the report to resume from (--resume) {path}: {files.describe(exc)}") from None
-    except ValueError as exc:
-        raise UsageError(f"cannot read the report to resume from (--resume) {path}: {exc}") from None
-    problem = schemas.first_problem("report", data)
-    if problem is not None:
-        raise UsageError(f"{path} is not a run report: {problem.where()}: {problem.message}")
-    if data["implementation"]["command"] != command:
-        raise UsageError(
-            f"{path} is a run of {data['implementation']['command']!r}, not of {command!r}",
-            hint="resume with the same --impl",
-        )
-    if data["suite"]["spec_version"] != spec.version:
-        raise UsageError(f"{path} was run against spec {data['suite']['spec_version']}, not {spec.version}")
-    return report.outcomes_from_json(data)
 
 
 def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
