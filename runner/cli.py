@@ -93,8 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--markdown", type=options.output_file, metavar="PATH", help="write a Markdown summary")
     run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
                      help="keep the request, raw output and diff of each failure in DIR/<case>/")
-    run.add_argument("--expect", type=Path, metavar="PATH", help="known-failure file for this implementation")
-    run.add_argument("--resume", type=Path, metavar="PATH",
+    run.add_argument("--expect", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
+    run.add_argument("--resume", type=options.input_file, metavar="PATH",
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
 
@@ -103,8 +103,8 @@ def _parser() -> argparse.ArgumentParser:
 
     linting = commands.add_parser("lint", help="check the case corpus")
     linting.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR)
-    linting.add_argument("--cr", type=Path, metavar="PATH", help="CR text or index to check citations against")
-    linting.add_argument("--cards", type=Path, metavar="PATH", help="card data CSV to check card facts against")
+    linting.add_argument("--cr", type=options.input_file, metavar="PATH", help="CR text or index to check citations against")
+    linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
 
     commands.add_parser("reference", help="start the bundled reference implementation as an adapter")
     return parser
@@ -296,9 +296,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Two outputs never share a file: the second would silently replace the first."""
+    """Two outputs never share a file (the second would silently replace the first), and no
+    output replaces the known-failure file. (--resume may name the --report-json it resumes.)"""
     seen: dict[Path, str] = {}
-    for option in ("--report-json", "--junit", "--markdown", "--save-failures"):
+    for option in ("--expect", "--report-json", "--junit", "--markdown", "--save-failures"):
         path = getattr(args, option.lstrip("-").replace("-", "_"))
         if path is None:
             continue

@@ -86,9 +86,20 @@ def command(text: str) -> str:
     return text
 
 
+def _path(text: str, what: str) -> Path:
+    if not text or "\0" in text:
+        raise _refuse(f"takes {what}, not {text!r}")
+    return Path(text)
+
+
+def input_file(text: str) -> Path:
+    """A file to read; its reader refuses what is not a regular file, naming it."""
+    return _path(text, "a file path")
+
+
 def case_source(text: str) -> Path:
     """An existing case directory, or one regular case file."""
-    path = Path(text)
+    path = _path(text, "a case directory or file")
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
@@ -104,9 +115,7 @@ def output_file(text: str) -> Path:
 
     A symlink at the name is replaced by the report, never followed.
     """
-    path = Path(text)
-    if not text:
-        raise _refuse("takes a file path, not ''")
+    path = _path(text, "a file path")
     if path.is_symlink() or not path.exists():
         _check_folder(path.parent, text)
         return path
@@ -119,9 +128,7 @@ def output_file(text: str) -> Path:
 
 def output_dir(text: str) -> Path:
     """A folder to write into: an existing directory, or one that can be made in its parent."""
-    path = Path(text)
-    if not text:
-        raise _refuse("takes a folder path, not ''")
+    path = _path(text, "a folder path")
     if path.exists():
         what = files.kind(os.stat(path).st_mode)
         if what != "a directory":

@@ -92,6 +92,31 @@ def test_hostile_text_leaves_every_report_valid(tmp_path: Path, capsys: pytest.C
     assert not list(tmp_path.rglob("*.partial"))
 
 
+def test_hostile_case_file_names_leave_every_report_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Case file paths are untrusted text too: names with an escape sequence, a newline, a
+    bidi override or bytes that are no UTF-8 become case bugs whose path every report escapes."""
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    names = [b"\x1b[2Jclear.yaml", b"new\nline.yaml", b"\xe2\x80\xaeevil.yaml", b"latin\xe9.yaml"]
+    for name in names:
+        with open(os.fsencode(folder) + b"/" + name, "wb") as handle:
+            handle.write(b"id: x\nid: y\n")
+    junit, markdown, report_json = tmp_path / "junit.xml", tmp_path / "summary.md", tmp_path / "report.json"
+    code = main(["run", "--cases", str(folder), "--junit", str(junit), "--markdown", str(markdown),
+                 "--report-json", str(report_json)])
+    assert code == Exit.FAILED
+    out, err = capsys.readouterr()
+    assert not UNSAFE.search(out + err)
+    assert out.count("BUG IN CASE ") == len(names)
+    assert len(ET.parse(junit).getroot().findall("testcase/error")) == len(names)
+    data = _strict_json(report_json.read_bytes())
+    assert data["summary"]["case_bugs"] == len(names) and _no_surrogates(data)
+    text = markdown.read_text(encoding="utf-8")
+    assert not UNSAFE.search(text.replace("\n", "")) and text.count("| case bug |") == len(names)
+
+
 # ----------------------------------------------------------------------- every renderer
 
 ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=30)

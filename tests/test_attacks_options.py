@@ -87,6 +87,13 @@ def test_timeout_multiplier_out_of_range_is_one_usage_line(
         (["run", "--save-failures", str(ROOT / "README.md")], "--save-failures", "is a regular file"),
         (["run", "--save-failures", str(ROOT / "README.md" / "x")], "--save-failures", "not a folder"),
         (["run", "--report-json", ""], "--report-json", "takes a file path"),
+        (["run", "--report-json", "a\0b"], "--report-json", "takes a file path"),
+        (["run", "--save-failures", "a\0b"], "--save-failures", "takes a folder path"),
+        (["run", "--cases", "a\0b"], "--cases", "takes a case directory or file"),
+        (["run", "--expect", "a\0b"], "--expect", "takes a file path"),
+        (["run", "--resume", ""], "--resume", "takes a file path"),
+        (["lint", "--cr", "a\0b"], "--cr", "takes a file path"),
+        (["lint", "--cards", ""], "--cards", "takes a file path"),
     ],
 )
 def test_bad_option_value_is_one_usage_line_naming_the_option(
@@ -117,6 +124,14 @@ def test_two_outputs_naming_one_file_are_a_usage_error(
     target = tmp_path / "out"
     assert main(["run", "--junit", str(target), "--markdown", str(tmp_path / "." / "out")]) == Exit.USAGE
     assert "--junit and --markdown both name" in _one_usage_line(capsys)
+
+
+def test_no_output_replaces_the_known_failure_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--report-json naming the --expect file would overwrite it: refused before the run."""
+    known = tmp_path / "known.yaml"
+    known.write_text("implementation: x\nknown_failures: []\n", encoding="utf-8")
+    assert main(["run", "--expect", str(known), "--report-json", str(known)]) == Exit.USAGE
+    assert "--expect and --report-json both name" in _one_usage_line(capsys)
 
 
 def test_unknown_option_and_missing_command_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
@@ -215,8 +230,17 @@ def test_file_options_refuse_what_is_not_a_regular_file_without_waiting(
     assert "Traceback" not in err
 
 
-def test_pytest_plugin_checks_its_options_too(pytester: pytest.Pytester) -> None:
-    """`pytest conformance --timeout-multiplier nan` stops with a usage error naming the option."""
-    result = pytester.runpytest(str(ROOT / "conformance"), "--timeout-multiplier", "nan", "-p", "no:cacheprovider")
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--timeout-multiplier", "nan"], "argument --timeout-multiplier: takes a number from 0.01 to 1000, not 'nan'"),
+        (["--impl", ""], "argument --impl: takes an implementation command: the implementation command is empty"),
+        (["--cardid-cases", "/dev/null"], "argument --cardid-cases: takes a case directory or file: /dev/null is a character device"),
+    ],
+)
+def test_pytest_plugin_checks_its_options_too(pytester: pytest.Pytester, argv: list[str], message: str) -> None:
+    """`pytest conformance` with a bad value stops with a usage error naming the option (an
+    empty --impl is not silently the reference)."""
+    result = pytester.runpytest(str(ROOT / "conformance"), *argv, "-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "argument --timeout-multiplier: takes a number from 0.01 to 1000, not 'nan'" in result.stderr.str()
+    assert message in result.stderr.str()
