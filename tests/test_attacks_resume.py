@@ -137,6 +137,7 @@ BROKEN: dict[str, tuple[Callable[[Any], Any], str]] = {
     "unknown-status": (_set(["results", 0, "status"], "won"), "results[0].status"),
     "seconds-string": (_set(["results", 0, "seconds"], "1"), "results[0].seconds"),
     "seconds-negative": (_set(["results", 0, "seconds"], -1), "results[0].seconds"),
+    "seconds-huge": (_set(["results", 0, "seconds"], 1e300), "results[0].seconds"),
     "results-object": (_set(["results"], {}), "results: {} is not of type 'array'"),
     "failed-no-differences": (_set(["results", 0, "status"], "failed"), "'differences' is a required property"),
     "failed-empty-differences": (
