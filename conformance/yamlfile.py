@@ -33,8 +33,11 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 #: A case file is a few kilobytes; anything this large is a mistake or an attack.
 MAX_BYTES = 1_000_000
 #: libyaml's composer recurses in C and crashes the interpreter on deep nesting, so a text
-#: that might nest deeper than this goes to the pure-Python loader, which fails cleanly.
+#: that might nest deeper than this has its depth measured first (`_too_deep_at`).
 _C_LOADER_MAX_DEPTH = 1000
+#: The deepest data a file may hold (case files nest about 6 levels): anything deeper would
+#: reach Python's recursion limit later, in a schema message's repr or a request's encoding.
+MAX_DEPTH = 100
 #: The largest integer a file may hold: every JSON reader, in any language, holds it exactly.
 MAX_INT = 2**53 - 1
 #: No integer within MAX_INT is written with more characters than this (0b and 53 digits,
@@ -98,7 +101,7 @@ def _timestamp(loader: Any, node: yaml.ScalarNode) -> str:
 
 def _str(loader: Any, node: yaml.ScalarNode) -> str:
     value = node.value
-    if _SURROGATE.search(value):  # only the pure-Python parser lets a "\ud800" escape through
+    if _SURROGATE.search(value):  # libyaml refuses a "\ud800" escape; a pure-Python build does not
         raise _Refused("a string holds a lone surrogate (\\ud800-\\udfff), which is no character", node)
     return value  # type: ignore[no-any-return]
 
@@ -150,17 +153,74 @@ class _StrictChecks:
 
 
 class _FastLoader(_StrictChecks, _BaseLoader):  # type: ignore[misc, valid-type]
-    """The strict loader on libyaml, for texts that cannot nest deeply."""
+    """The strict loader on libyaml, for texts that do not nest too deeply."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        line = _too_deep_node(node)
+        if line is not None:
+            raise _TooDeep(line)
+        return super().construct_document(node)
 
 
-class _SafeDepthLoader(_StrictChecks, yaml.SafeLoader):
-    """The strict loader in pure Python, which turns deep nesting into a RecursionError."""
+_TOO_DEEP = f"YAML nested too deeply (more than {MAX_DEPTH} levels)"
+
+
+def _too_deep_node(root: yaml.Node) -> int | None:
+    """The line of the first collection (in document order) deeper than MAX_DEPTH, or None.
+
+    A walk with its own stack, like the parser's events in `_too_deep_at`, so both find the
+    same line. An alias shares a node already counted; aliases are refused anyway.
+    """
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, yaml.ScalarNode) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if depth > MAX_DEPTH:
+            return node.start_mark.line + 1  # type: ignore[no-any-return]
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            children = [child for pair in node.value for child in pair]
+        stack.extend((child, depth + 1) for child in reversed(children))
+    return None
 
 
 def _max_depth_bound(text: str) -> int:
     """An upper bound of the text's nesting depth: every level needs a bracket or a column."""
     longest = max(map(len, text.splitlines()), default=0)
     return text.count("[") + text.count("{") + longest
+
+
+def _too_deep_at(text: str) -> int | None:
+    """The line where the text nests deeper than MAX_DEPTH, or None if it does not.
+
+    The parser yields events without recursing (libyaml's keeps its own stack), so this is
+    safe at any depth, and it stops at the first level too many: a 300,000-level text costs
+    a thousand events. (The pure-Python loader, which turned deep nesting into a
+    RecursionError, spent about a second on any deep text in its scanner.)
+    """
+    depth = 0
+    loader = _BaseLoader(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return event.start_mark.line + 1  # type: ignore[no-any-return]
+            elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
+                depth -= 1
+    except yaml.MarkedYAMLError as exc:
+        if exc.problem != "exceeded maximum nesting depth":  # libyaml 0.2.5 stops at 1,000 itself
+            raise
+        mark = exc.problem_mark
+        return mark.line + 1 if mark is not None else 1
+    finally:
+        loader.dispose()
+    return None
 
 
 class _PlainComposer(_BaseLoader):  # type: ignore[misc, valid-type]
@@ -218,14 +278,14 @@ def _load_plain(text: str) -> Any:
         # An alias hands out its anchored node again; without `&` in the text there is none.
         seen: set[int] | None = set() if "&" in text else None
         try:
-            return _build(loader, node, seen)
+            return _build(loader, node, seen, 1)
         except Exception:  # noqa: BLE001 - any surprise (RecursionError too) is the full loader's
             return _NOT_PLAIN
     finally:
         loader.dispose()
 
 
-def _build(loader: Any, node: yaml.Node, seen: set[int] | None) -> Any:
+def _build(loader: Any, node: yaml.Node, seen: set[int] | None, depth: int) -> Any:
     if seen is not None:
         if id(node) in seen:
             raise _NotPlain
@@ -243,8 +303,10 @@ def _build(loader: Any, node: yaml.Node, seen: set[int] | None) -> Any:
         if tag == _FLOAT:
             return _float(loader, node)
         raise _NotPlain
+    if depth > MAX_DEPTH:
+        raise _NotPlain  # the full loader says where
     if kind is yaml.SequenceNode and tag == _SEQ:
-        return [_build(loader, item, seen) for item in node.value]
+        return [_build(loader, item, seen, depth + 1) for item in node.value]
     if kind is not yaml.MappingNode or tag != _MAP:
         raise _NotPlain
     data = {}
@@ -258,8 +320,14 @@ def _build(loader: Any, node: yaml.Node, seen: set[int] | None) -> Any:
         if seen is None and type(value_node) is yaml.ScalarNode and value_node.tag == _STR:
             data[key] = value_node.value  # the common leaf, without a call
         else:
-            data[key] = _build(loader, value_node, seen)
+            data[key] = _build(loader, value_node, seen, depth + 1)
     return data
+
+
+class _TooDeep(Exception):
+    def __init__(self, line: int) -> None:
+        super().__init__(line)
+        self.line = line
 
 
 class _Refused(yaml.YAMLError):
@@ -295,6 +363,8 @@ def load(path: Path) -> Any:
         raise CaseError(path, f"invalid YAML: {what}", line=line) from None
     except yaml.YAMLError as exc:
         raise CaseError(path, f"invalid YAML: {exc}") from None
+    except _TooDeep as exc:
+        raise CaseError(path, _TOO_DEEP, line=exc.line) from None
     except RecursionError:
         raise CaseError(path, "YAML nested too deeply") from None
     except MemoryError:
@@ -304,8 +374,10 @@ def load(path: Path) -> Any:
 
 
 def _parse(text: str) -> Any:
-    if _max_depth_bound(text) > _C_LOADER_MAX_DEPTH:
-        return yaml.load(text, Loader=_SafeDepthLoader)
+    if _max_depth_bound(text) > _C_LOADER_MAX_DEPTH:  # might nest too deeply: measure it
+        line = _too_deep_at(text)
+        if line is not None:
+            raise _TooDeep(line)
     data = _load_plain(text)
     if data is _NOT_PLAIN:
         data = yaml.load(text, Loader=_FastLoader)
@@ -315,11 +387,13 @@ def _parse(text: str) -> Any:
 def line_of(path: Path, location: Sequence[str | int]) -> int | None:
     """Return the 1-based line where the value at `location` starts, or None if unknown.
 
-    Only called on the error path, so it re-reads the file with the pure-Python composer.
+    Only called on the error path, so it reads the file again and composes it once more.
     """
     try:
         text = files.read_bounded(path, MAX_BYTES).decode("utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        if _max_depth_bound(text) > _C_LOADER_MAX_DEPTH and _too_deep_at(text) is not None:
+            return None  # changed since it was loaded: libyaml's composer is not safe on it
+        node = yaml.compose(text, Loader=_BaseLoader)
     except Exception:  # noqa: BLE001 - a line is a courtesy: without one the message still stands
         return None
     line = node.start_mark.line + 1 if node is not None else None

@@ -218,7 +218,7 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_edit_of_a_report_resumes_cleanly_or_is_a_usage_error(
     tmp_path: Path, finished: tuple[Path, dict[str, Any]], data: st.DataObject

@@ -1,7 +1,8 @@
 """Attacks on the YAML the suite reads: values no constructor can build, tags beyond plain data,
 special files where case files should be. Each is a case bug naming the file and line (the rest
 of the corpus still runs), or, in a known-failure file or the spec index, a clear error and exit
-code: never a traceback, never a hang, whichever loader (libyaml, pure Python, a worker) reads it.
+code: never a traceback, never a hang, whichever path reads it (the plain-data path, the full
+loader, the depth guard, a worker process).
 """
 
 from __future__ import annotations
@@ -101,10 +102,10 @@ def test_hostile_value_is_a_case_bug_with_file_and_line(
     assert "Traceback" not in err
 
 
-def test_hostile_values_with_the_pure_python_loader_too(
+def test_hostile_values_behind_a_long_line_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A long line sends a file to the pure-Python loader (the depth guard): same case bugs."""
+    """A long line makes the depth guard measure the file first: the same case bugs, lines too."""
     long_comment = "# " + "x" * 1200
     files = {}
     for number, value in enumerate(HOSTILE.values()):
@@ -160,6 +161,42 @@ def test_pytest_collection_turns_hostile_files_into_failing_items(
     assert "Traceback" not in out
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    depth=st.integers(min_value=90, max_value=1500),
+    style=st.sampled_from(["flow", "block", "mapping"]),
+    long_line=st.booleans(),
+)
+def test_deep_nesting_anywhere_is_a_case_bug_at_its_line(
+    tmp_path: Path, spec: Spec, depth: int, style: str, long_line: bool
+) -> None:
+    """Up to 100 levels of data load; deeper is a case bug at the line where level 101 starts,
+    whether the depth guard measures the text (a long line) or the loader finds it; never a
+    RecursionError later, in a schema message or a request's encoding."""
+    if style == "flow":
+        value, extra = "[" * depth + "]" * depth, 0
+    elif style == "mapping":
+        value, extra = "{a: " * depth + "1" + "}" * depth, 0
+    else:
+        depth = min(depth, 700)  # indentation grows with depth: deeper would pass the size limit
+        value = "\n" + "".join("  " * (i + 1) + "- \n" for i in range(depth)) + "  " * (depth + 1) + "x"
+        extra = 1
+    text, line = _case_text("nested", value)
+    if long_line:
+        text = "# " + "x" * 1200 + "\n" + text
+        line += 1
+    path = tmp_path / "sample-writer.yaml"
+    path.write_text(text, encoding="utf-8")
+    corpus = load_corpus([path], spec)
+    [bug] = corpus.bugs  # perspective takes a string: any list there is a bug
+    if depth + 2 > yamlfile.MAX_DEPTH:  # the case mapping and `input` are two levels
+        assert bug.reason == f"YAML nested too deeply (more than {yamlfile.MAX_DEPTH} levels)"
+        first_too_deep = yamlfile.MAX_DEPTH - 2 + extra  # lines of `- ` before level 101 (block)
+        assert bug.line == (line + first_too_deep if style == "block" else line)
+    else:
+        assert "perspective" in bug.reason
+
+
 # --------------------------------------------------------------------- generated values
 
 TAGS = st.sampled_from(
@@ -185,7 +222,7 @@ def _is_plain(value: Any) -> bool:
     return value is None or isinstance(value, str | bool | int | float)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=VALUES, style=st.sampled_from(["block", "flow", "nested", "key"]))
 def test_any_value_loads_as_plain_data_or_is_a_case_error(
     tmp_path: Path, spec: Spec, value: str, style: str
@@ -211,7 +248,7 @@ def test_any_value_loads_as_plain_data_or_is_a_case_error(
     assert len(corpus.bugs) == 1 and corpus.cases == ()
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=VALUES, where=st.sampled_from(["top", "nested"]))
 def test_any_value_in_a_case_file_is_loaded_or_a_case_bug(
     tmp_path: Path, spec: Spec, value: str, where: str
@@ -333,7 +370,7 @@ def test_special_files_are_case_bugs_and_never_block(
     [
         (lambda text: text.replace("version: 1.0.0", "version: !!binary x"), "tag !!binary is not allowed"),
         (lambda text: text.replace('cr_edition: "2026-09-25"', "cr_edition: 2026-02-30"), "not a real date"),
-        (lambda text: text + "\nextra: " + "[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply"),
+        (lambda text: text + "\nextra: " + "[" * 1500 + "]" * 1500 + "\n", "nested too deeply"),
         (lambda text: text.replace("version: 1.0.0", "version: &v 1.0.0\nagain: *v"), "aliases"),
         (lambda text: text + "\nversion: 2\n", "duplicate key 'version'"),
         (lambda text: text.replace("rules:", "rules: 7\nold_rules:", 1), "malformed"),
