@@ -9,7 +9,9 @@ CaseError naming the file and line, never an exception of another class:
 - integers beyond 2**53 (the ones every JSON reader holds exactly) and `.inf`/`.nan` are refused;
 - a date-like scalar (`2027-03-31`) is checked to be a real date and kept as its text;
 - duplicate keys, merge keys, aliases, non-string keys and lone surrogates are refused;
-- nesting too deep for the parser is refused before it can crash the interpreter.
+- data nested deeper than MAX_DEPTH (100) levels is refused, measured before libyaml's
+  recursive composer could crash the interpreter on it;
+- what is not a regular file (a FIFO, a device, a directory) is never read (conformance/files.py).
 """
 
 from __future__ import annotations
