@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +60,27 @@ class Case:
     def request_bytes(self) -> bytes:
         """The request as sent to an implementation: UTF-8 JSON, never holding the expectation."""
         return json.dumps(self.request, ensure_ascii=False, separators=(",", ":")).encode()
+
+    def digest(self) -> str:
+        """The sha256 of everything the case is judged by: its metadata, the request and the
+        expectation. Any edit that matters gives a new digest (a run resumed from an older
+        report runs the case again); moving the file or editing a comment does not."""
+        expectation: dict[str, Any]
+        match self.expectation:
+            case WriterExpectation(labels=labels, rule_hints=hints, instances=instances):
+                entries = {label: entry.to_dict() for label, entry in instances.items()}
+                expectation = {"labels": labels, "rule_hints": hints, "instances": entries}
+            case ReaderExpectation(card_table=table):
+                expectation = {"card_table": [entry.to_dict() for entry in table]}
+            case Rejection():
+                expectation = {"reject": True}
+        content = {
+            "id": self.id, "description": self.description, "role": self.role,
+            "level": self.level.name, "rules": self.rules, "cr": self.cr, "tags": self.tags,
+            "request": self.request, "expectation": expectation,
+        }
+        text = json.dumps(content, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode("ascii")).hexdigest()
 
     @property
     def observations(self) -> Sequence[Mapping[str, Any]]:

@@ -1,10 +1,15 @@
-"""The console report: one line per failure, a summary by rule family and level, the verdict."""
+"""The console report: one line per failure, a summary by rule family and level, the verdict.
+
+Every line is `escape.visible`: what an implementation wrote can neither repaint the terminal
+nor forge a line.
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from conformance import escape
 from conformance.cases import Case
 from conformance.outcome import (
     CaseBug,
@@ -44,7 +49,7 @@ def failure_lines(outcome: Outcome, rerun: str | None, *, verbose: bool = True) 
             return []
     if rerun and not isinstance(outcome, CaseBug):
         lines.append(f"      rerun: {rerun}")
-    return lines
+    return [escape.visible(line) for line in lines]
 
 
 def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec) -> list[str]:
@@ -99,4 +104,4 @@ def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: 
     lines.append(f"verdict: {word} against card-identity spec {spec.version}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")
-    return lines
+    return [escape.visible(line) for line in lines]

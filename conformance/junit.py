@@ -1,10 +1,15 @@
-"""The JUnit XML report: one testcase per case run, the format CI systems read."""
+"""The JUnit XML report: one testcase per case run, the format CI systems read.
+
+Every attribute and text passes through `conformance.escape`: ElementTree writes whatever it
+is given, and one NUL or ANSI escape from an implementation would make the file unparseable.
+"""
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
+from conformance import escape
 from conformance.cases import Case
 from conformance.console import failure_lines
 from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome, Passed, Skipped
@@ -31,25 +36,24 @@ def to_junit(
             suite,
             "testcase",
             classname=f"cardid.{case.role}" if case else "cardid.case-bug",
-            name=outcome.case_id,
+            name=escape.visible(outcome.case_id),
             time=f"{getattr(outcome, 'seconds', 0.0):.3f}",
         )
-        text = "\n".join(failure_lines(outcome, rerun.get(outcome.case_id)))
+        text = escape.multiline("\n".join(failure_lines(outcome, rerun.get(outcome.case_id))))
         match outcome:
             case Passed():
                 pass
             case Failed(differences=differences):
                 first = differences[0]
-                failure = ET.SubElement(
-                    element, "failure", message=f"[{first.rule}] {first.message}", type=outcome.level.name
-                )
+                message = escape.visible(f"[{first.rule}] {first.message}")
+                failure = ET.SubElement(element, "failure", message=message, type=outcome.level.name)
                 failure.text = text
             case Errored(reason=reason):
-                ET.SubElement(element, "error", message=reason, type="errored").text = text
+                ET.SubElement(element, "error", message=escape.visible(reason), type="errored").text = text
             case CaseBug(reason=reason):
-                ET.SubElement(element, "error", message=reason, type="case-bug").text = text
+                ET.SubElement(element, "error", message=escape.visible(reason), type="case-bug").text = text
             case Skipped(reason=reason):
-                ET.SubElement(element, "skipped", message=reason)
+                ET.SubElement(element, "skipped", message=escape.visible(reason))
             case ExpectedFailure(reason=reason):
-                ET.SubElement(element, "skipped", message=f"known failure: {reason}").text = text
+                ET.SubElement(element, "skipped", message=escape.visible(f"known failure: {reason}")).text = text
     return ET.tostring(suite, encoding="utf-8", xml_declaration=True)

@@ -31,35 +31,40 @@ class KnownFailures:
     entries: tuple[KnownFailure, ...]
 
 
+#: What to do about a broken known-failure file, whatever is wrong with it.
+_FIX = "fix the known-failure file (schema/expect.schema.json), or run without --expect"
+
+
 def load_known_failures(path: Path) -> KnownFailures:
-    """Read and validate a known-failure file (YAML or JSON)."""
+    """Read and validate a known-failure file (YAML or JSON): any problem is a UsageError
+    naming the file and, where there is one, the line."""
     try:
-        data = yamlfile.load(path)
+        data = yamlfile.load(path)  # a date such as `expires: 2027-03-31` is read as its text
     except CaseError as exc:
-        raise UsageError(f"known-failure file {exc.message}") from None
-    if isinstance(data, dict):
-        for entry in data.get("known_failures") or ():
-            if isinstance(entry, dict) and isinstance(entry.get("expires"), datetime.date):
-                entry["expires"] = entry["expires"].isoformat()  # YAML reads unquoted dates as dates
+        raise UsageError(f"known-failure file {exc.message}", hint=_FIX) from None
     problem = schemas.first_problem("expect", data)
     if problem is not None:
         line = yamlfile.line_of(path, problem.location)
         where = f"{path}:{line}" if line else str(path)
-        raise UsageError(
-            f"{where}: {problem.where()}: {problem.message}", hint="see schema/expect.schema.json"
-        )
+        raise UsageError(f"known-failure file {where}: {problem.where()}: {problem.message}", hint=_FIX)
     entries = []
     seen: set[str] = set()
     for index, raw in enumerate(data["known_failures"]):
         if raw["case"] in seen:
             line = yamlfile.line_of(path, ("known_failures", index))
-            raise UsageError(f"{path}:{line}: case {raw['case']} is listed twice")
+            raise UsageError(
+                f"known-failure file {path}:{line}: case {raw['case']} is listed twice",
+                hint="keep one entry per case",
+            )
         seen.add(raw["case"])
         try:
             expires = datetime.date.fromisoformat(raw["expires"]) if "expires" in raw else None
         except ValueError:
             line = yamlfile.line_of(path, ("known_failures", index, "expires"))
-            raise UsageError(f"{path}:{line}: expires {raw['expires']!r} is not a date") from None
+            raise UsageError(
+                f"known-failure file {path}:{line}: expires {raw['expires']!r} is not a date",
+                hint="write a real date as YYYY-MM-DD",
+            ) from None
         entries.append(
             KnownFailure(case=raw["case"], reason=raw["reason"], issue=raw.get("issue"), expires=expires)
         )

@@ -1,9 +1,15 @@
-"""The Markdown report: a short summary suited to a CI job's summary page."""
+"""The Markdown report: a short summary suited to a CI job's summary page.
+
+Text from the implementation or a case file goes through `escape.markdown_cell`: no control
+character, and nothing Markdown or HTML would act on.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
+from conformance import escape
 from conformance.cases import Case
 from conformance.console import summary_lines
 from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome
@@ -12,7 +18,12 @@ from conformance.spec import Spec
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return escape.markdown_cell(text)
+
+
+def _case(case_id: str) -> str:
+    """A case ID as code; a case bug's path, which may hold anything, as escaped text."""
+    return f"`{case_id}`" if re.fullmatch(r"[a-z0-9-]+", case_id) else _cell(case_id)
 
 
 def to_markdown(
@@ -25,7 +36,7 @@ def to_markdown(
     icon = "✅" if v.conforming and not info.known_failure_problems else "❌"
     lines = [
         f"## {icon} card-identity conformance: {_cell(name)}"
-        + (f" {info.version}" if info.version else ""),
+        + (f" {_cell(info.version)}" if info.version else ""),
         "",
         f"Spec {spec.version}, {counts['total']} cases, {info.mode} mode"
         + (" (interrupted)" if info.interrupted else "")
@@ -53,7 +64,10 @@ def to_markdown(
                 rows.append((outcome.case_id, "-", "known failure", reason))
     if rows:
         lines += ["| case | level | rule | what |", "|---|---|---|---|"]
-        lines += [f"| `{case_id}` | {level} | {rule} | {_cell(what)} |" for case_id, level, rule, what in rows]
+        lines += [
+            f"| {_case(case_id)} | {level} | {_cell(rule)} | {_cell(what)} |"
+            for case_id, level, rule, what in rows
+        ]
         lines.append("")
     for problem in info.known_failure_problems:
         lines.append(f"- ❌ known-failure file: {_cell(problem)}")

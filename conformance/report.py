@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance import escape
 from conformance.cases import Case
 from conformance.compare import Difference
 from conformance.outcome import (
@@ -95,7 +97,9 @@ def to_json(
         case = cases.get(outcome.case_id)
         entry: dict[str, Any] = {"case": outcome.case_id, "status": status(outcome)}
         if case is not None:
-            entry.update(role=case.role, level=case.level.name, rules=list(case.rules))
+            entry.update(
+                role=case.role, level=case.level.name, rules=list(case.rules), case_sha256=case.digest()
+            )
         entry.update(_details(outcome, spec))
         if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped):
             entry["rerun"] = info.rerun[outcome.case_id]
@@ -122,6 +126,12 @@ def to_json(
         },
         "results": result_list,
     }
+
+
+def to_json_text(data: Mapping[str, Any]) -> str:
+    """The report as strict JSON text: no NaN or Infinity (`allow_nan=False`), and every lone
+    surrogate written as visible text, so the file is valid UTF-8 for any reader."""
+    return escape.json_document(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
 def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:

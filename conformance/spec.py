@@ -8,10 +8,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
-import yaml
-
-from conformance import suite
-from conformance.errors import SuiteError, UsageError
+from conformance import files, suite, yamlfile
+from conformance.errors import CaseError, SuiteError, UsageError
 
 
 class Level(IntEnum):
@@ -53,11 +51,13 @@ class Spec:
 
 
 def load_spec(path: Path = suite.RULES_INDEX) -> Spec:
-    """Read the rule index (spec/rules.yaml)."""
+    """Read the rule index (spec/rules.yaml), with the strict loader every YAML file is read with."""
+    hint = "the suite's own files are incomplete: reinstall it, or set CARDID_SUITE to a checkout"
     try:
-        # libyaml when there: the pure-Python parser took 13 ms of every run's start-up.
-        loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-        data = yaml.load(path.read_text(encoding="utf-8"), Loader=loader)
+        data = yamlfile.load(path)
+    except CaseError as exc:
+        raise SuiteError(f"cannot read the rule index {exc.message}", hint=hint) from None
+    try:
         rules = {}
         for raw in data["rules"]:
             rule = Rule(
@@ -76,13 +76,15 @@ def load_spec(path: Path = suite.RULES_INDEX) -> Spec:
             families=dict(data["families"]),
             rules=rules,
         )
-    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
-        raise SuiteError(
-            f"cannot read the rule index {path}: {exc}", hint="the suite's own files are incomplete: reinstall it, or set CARDID_SUITE to a checkout"
-        ) from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SuiteError(f"the rule index {path} is malformed: {exc!r}", hint=hint) from None
 
 
 _CR_TEXT_LINE = re.compile(r"^(\d{3}(?:\.\d+[a-z]?)?)\.?\s")
+
+
+#: The CR text is about 1 MB; its index a quarter of that.
+_CR_MAX_BYTES = 32 * 1024 * 1024
 
 
 def load_cr_numbers(path: Path) -> frozenset[str]:
@@ -90,13 +92,15 @@ def load_cr_numbers(path: Path) -> frozenset[str]:
 
     Accepts the index form (`NUMBER<TAB>sha256` per line) or the CR text itself.
     """
+    hint = "pass --cr with the path of ../shared/data/cr/cr-index-20260925.tsv"
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = files.read_bounded(path, _CR_MAX_BYTES).decode("utf-8-sig")
     except OSError as exc:
         raise UsageError(
-            f"cannot read Comprehensive Rules file {path}: {exc.strerror}",
-            hint="pass --cr with the path of ../shared/data/cr/cr-index-20260925.tsv",
+            f"cannot read Comprehensive Rules file {path}: {files.describe(exc)}", hint=hint
         ) from None
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path} is not UTF-8 text (byte {exc.start})", hint=hint) from None
     numbers: set[str] = set()
     for line in text.splitlines():
         if "\t" in line:
@@ -104,5 +108,5 @@ def load_cr_numbers(path: Path) -> frozenset[str]:
         elif match := _CR_TEXT_LINE.match(line):
             numbers.add(match.group(1))
     if not numbers:
-        raise UsageError(f"{path} holds no Comprehensive Rules numbers")
+        raise UsageError(f"{path} holds no Comprehensive Rules numbers", hint=hint)
     return frozenset(numbers)

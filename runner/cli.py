@@ -3,7 +3,8 @@
 Exit codes (documented in README.md):
     0  conforming (run), clean (lint), listed (list)
     1  a MUST case failed or errored, the corpus has case bugs, or lint found problems
-    2  usage error: bad option, unreadable file, implementation command that cannot start
+    2  usage error: bad option, unreadable file, implementation command that cannot start,
+       or an output that could not be written (the others are still written)
     3  the suite's own files (spec index, schemas) are broken
   130  interrupted
 """
@@ -12,15 +13,15 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import shlex
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
+from typing import NoReturn, TextIO
 
-from conformance import console, report, schemas, suite
+from conformance import console, escape, report, suite
 from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
@@ -30,11 +31,13 @@ from conformance.markdown import to_markdown
 from conformance.outcome import CaseBug, Outcome
 from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
-from runner import execute
+from runner import execute, options
 from runner.failures import save_failures
-from runner.loading import load_cases, usable_cpus
+from runner.loading import load_cases
+from runner.outputs import OutputError, write_atomically
 from runner.process import split_command
 from runner.progress import Progress
+from runner.resume import resume
 
 
 class Exit(IntEnum):
@@ -47,34 +50,51 @@ class Exit(IntEnum):
     INTERRUPTED = 130
 
 
+class _Parser(argparse.ArgumentParser):
+    """A parser whose errors are UsageErrors: one line, exit 2, returned by `main` (not raised
+    as SystemExit), like every other usage error."""
+
+    def error(self, message: str) -> NoReturn:
+        if message.endswith(": expected one argument"):
+            message += " (write a value that starts with '-' as --option=VALUE)"
+        raise UsageError(f"{self.prog}: {message}")
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="cardid", description="Conformance suite for card identity in Magic replay files."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def selection_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--cases", type=Path, default=suite.CASES_DIR, help="case directory or file")
-        sub.add_argument("--case", action="append", default=[], metavar="ID", help="case ID or glob")
+        sub.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR,
+                         help="case directory or file")
+        sub.add_argument("--case", action="append", default=[], metavar="ID", type=options.case_pattern,
+                         help="case ID or glob")
         sub.add_argument("--rule", action="append", default=[], metavar="RULE", help="rule ID (ID-3) or family (LIB)")
-        sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER", help="CR number, e.g. 701.24")
-        sub.add_argument("--tag", action="append", default=[])
+        sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER",
+                         type=options.cr_number, help="CR number, e.g. 701.24")
+        sub.add_argument("--tag", action="append", default=[], type=options.tag)
         sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"])
         sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"])
 
     run = commands.add_parser("run", help="run the cases against an implementation")
     selection_options(run)
-    run.add_argument("--impl", metavar="COMMAND", help="implementation command (default: the bundled reference)")
+    run.add_argument("--impl", metavar="COMMAND", type=options.command,
+                     help="implementation command (default: the bundled reference)")
     run.add_argument("--isolate", action="store_true", help="one process per case")
-    run.add_argument("--timeout-multiplier", type=float, default=1.0, metavar="X")
-    run.add_argument("-j", "--jobs", default="1", metavar="N", help="parallel workers, or 'auto'")
-    run.add_argument("--report-json", type=Path, metavar="PATH", help="write the JSON report")
-    run.add_argument("--junit", type=Path, metavar="PATH", help="write a JUnit XML report")
-    run.add_argument("--markdown", type=Path, metavar="PATH", help="write a Markdown summary")
-    run.add_argument("--save-failures", type=Path, metavar="DIR",
+    low, high = options.MULTIPLIERS
+    run.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
+                     help=f"scale every time limit by X ({low:g} to {high:g})")
+    run.add_argument("-j", "--jobs", type=options.jobs, default="1", metavar="N",
+                     help=f"parallel workers (1 to {options.MAX_JOBS}), or 'auto'")
+    run.add_argument("--report-json", type=options.output_file, metavar="PATH", help="write the JSON report")
+    run.add_argument("--junit", type=options.output_file, metavar="PATH", help="write a JUnit XML report")
+    run.add_argument("--markdown", type=options.output_file, metavar="PATH", help="write a Markdown summary")
+    run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
                      help="keep the request, raw output and diff of each failure in DIR/<case>/")
-    run.add_argument("--expect", type=Path, metavar="PATH", help="known-failure file for this implementation")
-    run.add_argument("--resume", type=Path, metavar="PATH",
+    run.add_argument("--expect", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
+    run.add_argument("--resume", type=options.input_file, metavar="PATH",
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
 
@@ -82,9 +102,9 @@ def _parser() -> argparse.ArgumentParser:
     selection_options(listing)
 
     linting = commands.add_parser("lint", help="check the case corpus")
-    linting.add_argument("--cases", type=Path, default=suite.CASES_DIR)
-    linting.add_argument("--cr", type=Path, metavar="PATH", help="CR text or index to check citations against")
-    linting.add_argument("--cards", type=Path, metavar="PATH", help="card data CSV to check card facts against")
+    linting.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR)
+    linting.add_argument("--cr", type=options.input_file, metavar="PATH", help="CR text or index to check citations against")
+    linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
 
     commands.add_parser("reference", help="start the bundled reference implementation as an adapter")
     return parser
@@ -92,8 +112,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cardid` and `python -m runner`."""
-    args = _parser().parse_args(argv)
     try:
+        args = _parser().parse_args(argv)
         match args.command:
             case "reference":
                 from reference.adapter import main as reference_main  # started as an adapter only
@@ -106,24 +126,36 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "run":
                 return _run(args)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        _say("interrupted", sys.stderr)
         return Exit.INTERRUPTED
     except SuiteError as exc:
-        print(exc.render(), file=sys.stderr)
+        _say(exc.render(), sys.stderr)
         return Exit.SUITE
     except CardidError as exc:
-        print(exc.render(), file=sys.stderr)
+        _say(exc.render(), sys.stderr)
         return Exit.USAGE
     return Exit.USAGE
 
 
+def _say(text: str, stream: TextIO | None = None) -> None:
+    """Print lines whose text may come from an implementation or a case file: each line
+    `escape.visible`, so none can repaint the terminal, forge a line or fail to encode."""
+    for line in text.split("\n"):
+        print(escape.visible(line), file=stream or sys.stdout)
+
+
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
-    if not args.cases.exists():
-        raise UsageError(f"no such case directory or file: {args.cases}")
     return load_cases(case_files(args.cases), spec)
 
 
-def _selection(args: argparse.Namespace) -> Selection:
+def _selection(args: argparse.Namespace, spec: Spec) -> Selection:
+    families = {rule.family for rule in spec.rules.values()}
+    for wanted in args.rule:
+        if wanted not in spec.rules and wanted not in families:
+            raise UsageError(
+                f"cardid {args.command}: argument --rule: takes a rule ID (such as ID-3) or a family "
+                f"({', '.join(sorted(families))}) of spec {spec.version}, not {wanted!r}"
+            )
     return Selection(
         cases=tuple(args.case),
         rules=tuple(args.rule),
@@ -146,7 +178,7 @@ def _lint(args: argparse.Namespace) -> int:
         coverage=args.cases.resolve() == suite.CASES_DIR.resolve(),
     )
     for problem in problems:
-        print(f"{problem}", file=sys.stderr)
+        _say(f"{problem}", sys.stderr)
     checked = ["schemas", "rule IDs", "unique IDs"]
     checked += ["CR numbers"] if cr_numbers else []
     checked += ["card facts"] if args.cards else []
@@ -161,46 +193,40 @@ def _list(args: argparse.Namespace) -> int:
     spec = load_spec()
     corpus = _corpus(args, spec)
     for bug in corpus.bugs:
-        print(f"BUG IN CASE: {bug.message}", file=sys.stderr)
-    for case in _selection(args).apply(corpus.cases):
-        print(f"{case.id}\t{case.role}\t{case.level.name}\t{','.join(case.rules)}\t{case.description}")
+        _say(f"BUG IN CASE: {bug.message}", sys.stderr)
+    for case in _selection(args, spec).apply(corpus.cases):
+        fields = (case.id, case.role, case.level.name, ",".join(case.rules), case.description)
+        print("\t".join(escape.visible(field) for field in fields))
     return Exit.FAILED if corpus.bugs else Exit.OK
-
-
-def _jobs(value: str) -> int:
-    if value == "auto":
-        return max(1, usable_cpus())
-    try:
-        jobs = int(value)
-    except ValueError:
-        raise UsageError(f"-j takes a number or 'auto', not {value!r}") from None
-    if jobs < 1:
-        raise UsageError("-j must be at least 1")
-    return jobs
 
 
 def _run(args: argparse.Namespace) -> int:
     spec = load_spec()
     corpus = _corpus(args, spec)
-    argv = tuple(split_command(args.impl)) if args.impl else execute.REFERENCE_ARGV
-    if args.timeout_multiplier <= 0:
-        raise UsageError("--timeout-multiplier must be positive")
+    argv = tuple(split_command(args.impl)) if args.impl is not None else execute.REFERENCE_ARGV
+    _check_outputs(args)
     known = load_known_failures(args.expect) if args.expect else None
-    options = execute.Options.scaled(
-        argv, multiplier=args.timeout_multiplier, isolate=args.isolate, jobs=_jobs(args.jobs)
+    run_options = execute.Options.scaled(
+        argv, multiplier=args.timeout_multiplier, isolate=args.isolate, jobs=args.jobs
     )
-    selected = _selection(args).apply(corpus.cases)
+    selected = _selection(args, spec).apply(corpus.cases)
     if not selected and not corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
     cases_by_id = {case.id: case for case in corpus.cases}
     rerun = {case.id: _rerun_command(args, case.id) for case in selected}
     command = args.impl or "cardid reference"
-    resumed = _resumed(args.resume, command, spec) if args.resume else {}
+    resumed: Mapping[str, Outcome] = {}
+    if args.resume:
+        earlier = resume(args.resume, command, spec, selected)
+        resumed = earlier.outcomes
+        if earlier.changed:
+            _say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
+                 f"so they run again: {', '.join(earlier.changed)}")
     to_run = [case for case in selected if case.id not in resumed]
     progress = Progress(len(to_run))
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        execution = execute.run_cases(to_run, options, spec, progress=progress)
+        execution = execute.run_cases(to_run, run_options, spec, progress=progress)
     finally:
         signal.signal(signal.SIGTERM, previous)
         progress.close()
@@ -213,12 +239,12 @@ def _run(args: argparse.Namespace) -> int:
         applied = apply_known_failures(known, outcomes, cases_by_id.keys(), datetime.date.today())
         outcomes, problems = applied.outcomes, applied.problems
     if execution.fallback_reason:
-        print(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
+        _say(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
     for outcome in outcomes:
         for line in console.failure_lines(outcome, rerun.get(outcome.case_id), verbose=not args.quiet):
-            print(line)
+            print(line)  # already escaped
     for problem in problems:
-        print(f"KNOWN-FAILURE FILE: {problem}")
+        _say(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(outcomes, cases_by_id, spec):
         print(line)
     info = report.RunInfo(
@@ -233,50 +259,59 @@ def _run(args: argparse.Namespace) -> int:
         known_failures_file=str(args.expect) if args.expect else None,
         known_failure_problems=problems,
     )
-    if args.report_json:
-        data = report.to_json(outcomes, cases_by_id, info, spec)
-        _write_atomically(args.report_json, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
-    if args.junit:
-        _write_atomically(args.junit, to_junit(outcomes, cases_by_id, rerun).decode())
-    if args.markdown:
-        _write_atomically(args.markdown, to_markdown(outcomes, cases_by_id, info, spec))
+    renderers: list[tuple[str, Path | None, Callable[[], bytes]]] = [
+        ("--report-json", args.report_json,
+         lambda: report.to_json_text(report.to_json(outcomes, cases_by_id, info, spec)).encode()),
+        ("--junit", args.junit, lambda: to_junit(outcomes, cases_by_id, rerun)),
+        ("--markdown", args.markdown, lambda: to_markdown(outcomes, cases_by_id, info, spec).encode()),
+    ]
+    unwritten = []
+    for option, path, render in renderers:  # one that cannot be written stops none of the others
+        if path is not None:
+            try:
+                write_atomically(path, render(), what=option)
+            except OutputError as exc:
+                unwritten.append(exc.message)
     if args.save_failures:
-        save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
+        unwritten += save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
+    for message in unwritten:
+        _say(f"error: {message}", sys.stderr)
     if execution.interrupted:
         finished = len(outcomes) - len(bugs)
+        report_failed = any(message.startswith("cannot write --report-json") for message in unwritten)
         where = (
-            f"; resume with --resume {shlex.quote(str(args.report_json))}"
+            "; the partial report could not be written"
+            if report_failed
+            else f"; resume with --resume {shlex.quote(str(args.report_json))}"
             if args.report_json
             else "; pass --report-json next time to be able to resume"
         )
-        print(f"interrupted: {finished} of {len(selected)} cases finished{where}", file=sys.stderr)
+        _say(f"interrupted: {finished} of {len(selected)} cases finished{where}", sys.stderr)
+    if unwritten:
+        return Exit.USAGE
+    if execution.interrupted:
         return Exit.INTERRUPTED
     conforming = report.verdict(outcomes).conforming
     return Exit.OK if conforming and not problems else Exit.FAILED
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Two outputs never share a file (the second would silently replace the first), and no
+    output replaces the known-failure file. (--resume may name the --report-json it resumes.)"""
+    seen: dict[Path, str] = {}
+    for option in ("--expect", "--report-json", "--junit", "--markdown", "--save-failures"):
+        path = getattr(args, option.lstrip("-").replace("-", "_"))
+        if path is None:
+            continue
+        key = path.absolute().parent.resolve() / path.name
+        if key in seen:
+            raise UsageError(f"{seen[key]} and {option} both name {path}: give each its own path")
+        seen[key] = option
+
+
 def _interrupt(signum: int, frame: object) -> None:
     """SIGTERM stops a run the way Ctrl-C does."""
     raise KeyboardInterrupt
-
-
-def _resumed(path: Path, command: str, spec: Spec) -> dict[str, Outcome]:
-    """The finished outcomes of an earlier run of the same implementation and spec version."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read the report to resume from, {path}: {exc}") from None
-    problem = schemas.first_problem("report", data)
-    if problem is not None:
-        raise UsageError(f"{path} is not a run report: {problem.where()}: {problem.message}")
-    if data["implementation"]["command"] != command:
-        raise UsageError(
-            f"{path} is a run of {data['implementation']['command']!r}, not of {command!r}",
-            hint="resume with the same --impl",
-        )
-    if data["suite"]["spec_version"] != spec.version:
-        raise UsageError(f"{path} was run against spec {data['suite']['spec_version']}, not {spec.version}")
-    return report.outcomes_from_json(data)
 
 
 def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
@@ -291,13 +326,3 @@ def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
         parts += ["--timeout-multiplier", f"{args.timeout_multiplier:g}"]
     parts += ["--case", case_id]
     return shlex.join(parts)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(f".{path.name}.partial")
-    try:
-        temporary.write_text(text, encoding="utf-8")
-        temporary.replace(path)
-    except OSError as exc:
-        temporary.unlink(missing_ok=True)
-        raise UsageError(f"cannot write report {path}: {exc.strerror}") from None

@@ -6,11 +6,12 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from conformance import escape, files
 from conformance.answer import Answer, Answered, Crashed, Rejected
 from conformance.cases import Case
 from conformance.console import failure_lines
-from conformance.errors import UsageError
 from conformance.outcome import Errored, ExpectedFailure, Failed, Outcome
+from runner.outputs import OutputError, write_atomically
 
 
 def save_failures(
@@ -19,35 +20,62 @@ def save_failures(
     cases: Mapping[str, Case],
     answers: Mapping[str, Answer],
     rerun: Mapping[str, str],
-) -> None:
-    """Write `folder/<case>/` with request.json, output, stderr.txt and failure.txt per failure."""
-    for outcome in outcomes:
-        if not isinstance(outcome, Failed | Errored | ExpectedFailure):
-            continue
+) -> list[str]:
+    """Write `folder/<case>/` with request.json, output, stderr.txt and failure.txt per failure.
+
+    Every file is written as reports are (runner/outputs.py), and a case's folder is never a
+    symlink: nothing planted in `folder` redirects a write. A case whose files cannot be
+    written does not stop the others: the problems are returned, one message per case.
+    """
+    failures = [o for o in outcomes if isinstance(o, Failed | Errored | ExpectedFailure)]
+    if not failures:
+        return []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # the folder itself: one message, not one per case
+        return [f"cannot write --save-failures {folder}: {files.describe(exc)}"]
+    problems = []
+    for outcome in failures:
         case = cases[outcome.case_id]
-        target = folder / case.id
         try:
-            target.mkdir(parents=True, exist_ok=True)
-            (target / "request.json").write_bytes(case.request_bytes() + b"\n")
-            answer = answers.get(case.id)
-            if isinstance(answer, Answered):
-                (target / "output").write_bytes(answer.raw())
-            elif isinstance(answer, Crashed):
-                (target / "output").write_bytes(answer.output)
-            if isinstance(answer, Answered | Crashed | Rejected):
-                (target / "stderr.txt").write_text(answer.stderr, encoding="utf-8")
-            lines = failure_lines(outcome, rerun.get(case.id))
-            (target / "failure.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
-            (target / "rerun.sh").write_text(
-                "#!/bin/sh\n# Rerun just this case against the same implementation.\n"
-                f"{rerun.get(case.id, '')}\n",
-                encoding="utf-8",
-            )
-            if isinstance(answer, Answered):
-                try:
-                    pretty = json.dumps(json.loads(answer.raw()), indent=2, ensure_ascii=False)
-                    (target / "output.pretty.json").write_text(pretty + "\n", encoding="utf-8")
-                except ValueError:
-                    pass
+            _save(folder / case.id, case, outcome, answers.get(case.id), rerun.get(case.id))
+        except OutputError as exc:
+            problems.append(exc.message)
         except OSError as exc:
-            raise UsageError(f"cannot write failure files under {folder}: {exc.strerror}") from None
+            problems.append(f"cannot write --save-failures {folder / case.id}: {files.describe(exc)}")
+    return problems
+
+
+def _save(target: Path, case: Case, outcome: Outcome, answer: Answer | None, rerun: str | None) -> None:
+    if target.is_symlink():
+        raise OutputError(f"cannot write --save-failures {target}: it is a symlink, which is never followed")
+    target.mkdir(parents=True, exist_ok=True)
+
+    def write(name: str, data: bytes) -> None:
+        write_atomically(target / name, data, what="--save-failures")
+
+    write("request.json", case.request_bytes() + b"\n")
+    if isinstance(answer, Answered):
+        write("output", _raw(answer))
+    elif isinstance(answer, Crashed):
+        write("output", answer.output)
+    if isinstance(answer, Answered | Crashed | Rejected):
+        write("stderr.txt", answer.stderr.encode("utf-8", errors="backslashreplace"))
+    lines = failure_lines(outcome, rerun)
+    write("failure.txt", ("\n".join(lines) + "\n").encode())
+    script = f"#!/bin/sh\n# Rerun just this case against the same implementation.\n{rerun or ''}\n"
+    write("rerun.sh", script.encode("utf-8", errors="backslashreplace"))
+    if isinstance(answer, Answered):
+        try:
+            pretty = json.dumps(json.loads(_raw(answer)), indent=2, ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return  # not JSON (or nested beyond reading): the raw output is all there is
+        write("output.pretty.json", escape.json_document(pretty + "\n").encode())
+
+
+def _raw(answer: Answered) -> bytes:
+    """The answer as bytes; a decoded one holding a lone surrogate, written as its escape."""
+    try:
+        return answer.raw()
+    except UnicodeEncodeError:
+        return escape.json_document(json.dumps(answer.decoded, ensure_ascii=False)).encode()

@@ -13,24 +13,27 @@ from typing import Any
 
 import pytest
 
-from conformance import console, suite
+from conformance import console, escape, suite
 from conformance.cases import Case, case_files
 from conformance.errors import CaseError, UsageError
 from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
 from conformance.spec import load_spec
-from runner import execute
+from runner import execute, options
 from runner.adapter import Persistent
 from runner.loading import load_cases
 from runner.process import split_command
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    low, high = options.MULTIPLIERS
     group = parser.getgroup("cardid", "card-identity conformance")
-    group.addoption("--impl", metavar="COMMAND", help="implementation to certify (default: the reference)")
-    group.addoption("--cardid-cases", metavar="PATH", type=Path, default=None,
+    group.addoption("--impl", metavar="COMMAND", type=options.command,
+                    help="implementation to certify (default: the reference)")
+    group.addoption("--cardid-cases", metavar="PATH", type=options.case_source, default=None,
                     help="case directory or file (default: the suite's cases/)")
     group.addoption("--isolate", action="store_true", help="one implementation process per case")
-    group.addoption("--timeout-multiplier", type=float, default=1.0, metavar="X")
+    group.addoption("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
+                    help=f"scale every time limit by X ({low:g} to {high:g})")
 
 
 #: The `conformance` package's directory: `pytest conformance` in a checkout names it, and so
@@ -96,7 +99,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if worker is None:
         return
     for case_id, reason in sorted(worker.late_violations.items()):
-        terminalreporter.write_line(f"ERROR {case_id}: {reason} (seen after the item finished)", red=True)
+        line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
+        terminalreporter.write_line(line, red=True)
 
 
 class Corpus(pytest.Directory):
@@ -147,7 +151,7 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):
-            return "\n".join([self.case.description, *excinfo.value.lines])
+            return "\n".join([escape.visible(self.case.description), *excinfo.value.lines])
         return str(super().repr_failure(excinfo, style))
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -162,7 +166,7 @@ class BrokenCase(pytest.Item):
         self.error = error
 
     def runtest(self) -> None:
-        raise ConformanceFailure([f"BUG IN CASE: {self.error.message}"])
+        raise ConformanceFailure([escape.visible(f"BUG IN CASE: {self.error.message}")])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return str(excinfo.value)

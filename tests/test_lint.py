@@ -81,3 +81,31 @@ def test_missing_cr_file_is_a_usage_error(capsys: pytest.CaptureFixture[str], tm
     assert code == Exit.USAGE
     assert err.startswith("error: cannot read Comprehensive Rules file")
     assert "hint:" in err
+
+
+@needs_data
+def test_clean_corpus_computes_no_line_numbers(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Line numbers cost a parse each: a clean lint (CR numbers and card facts) computes none."""
+    from conformance import yamlfile
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("line_of called on the clean path")
+
+    monkeypatch.setattr(yamlfile, "line_of", refuse)
+    assert main(["lint", "--cr", str(CR_INDEX), "--cards", str(CARDS)]) == Exit.OK
+
+
+@needs_data
+def test_card_fact_problems_still_name_their_line(
+    write_case: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line found only for a problem is the line of that card's entry."""
+    data = copy.deepcopy(WRITER_CASE)
+    data["input"]["cards"].append({"name": "Islandd", "printings": [{"set": "ELD", "number": "9999"}]})
+    path = write_case(data)
+    assert main(["lint", "--cases", str(path.parent), "--cards", str(CARDS)]) == Exit.FAILED
+    lines = path.read_text(encoding="utf-8").splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if "name: Islandd" in text)
+    assert f"{path}:{line}: card 'Islandd' is not in the card data" in capsys.readouterr().err

@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 
 from conformance import schemas
+from conformance.cases import WriterExpectation, case_files, load_corpus
+from conformance.spec import Spec, load_spec
 from runner.cli import Exit, main
 from tests.conftest import ROOT
 
@@ -62,22 +64,57 @@ def test_consistent_renaming_passes_exactly_what_the_reference_passes(
     assert statuses(report) == statuses(reference_report)
 
 
-@pytest.mark.parametrize(("behaviour", "word"), [("merge", "merged"), ("split", "split")])
-def test_merge_and_split_fail_naming_the_observation(tmp_path: Path, behaviour: str, word: str) -> None:
-    """Merging two instances, or splitting one, fails cases with a message naming the observation."""
+def _merge_divergence(labels: tuple[str | None, ...]) -> tuple[int, str, str] | None:
+    """Where `fake merge` (the last two instances, by first appearance, share one ID) must be
+    caught: at the later one's first observation, as `reused` when the earlier one was last
+    seen before it, else `merged`; None when the case has fewer than two instances."""
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for index, label in enumerate(labels):
+        if label is not None:
+            first.setdefault(label, index)
+            last[label] = index
+    if len(first) < 2:
+        return None
+    earlier, later = sorted(first, key=first.__getitem__)[-2:]
+    kind = "reused" if last[earlier] < first[later] else "merged"
+    return first[later], kind, later
+
+
+def _split_divergence(labels: tuple[str | None, ...]) -> tuple[int, str, str] | None:
+    """Where `fake split` (the last observation of a repeated instance gets a new ID) must be
+    caught: at that observation, as `split`; None when no instance is seen twice."""
+    repeated = [i for i, label in enumerate(labels) if label is not None and labels.count(label) > 1]
+    return (repeated[-1], "split", labels[repeated[-1]]) if repeated else None  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "divergence"), [("merge", _merge_divergence), ("split", _split_divergence)]
+)
+def test_merge_and_split_fail_naming_the_observation(
+    tmp_path: Path, spec: Spec, behaviour: str, divergence: Any
+) -> None:
+    """Merging two instances, or splitting one, fails exactly the writer cases that have two
+    instances (or a repeated one), each with a first difference naming the observation where
+    the IDs diverged and how (`merged`, `reused` or `split`), and the instance."""
     code, report = run(tmp_path, "--impl", fake(behaviour))
     assert code == Exit.FAILED
-    failed = [r for r in report["results"] if r["status"] == "failed"]
-    assert failed
-    messages = [d["message"] for r in failed for d in r["differences"]]
-    assert any(word in m for m in messages) or word == "merged" and any("reused" in m for m in messages)
-    for result in failed:
-        first = result["differences"][0]
-        assert first["observation"] is not None
-        assert first["message"].startswith(f"observation #{first['observation']} (")
-        assert first["rule"] in result["rules"] or first["rule"].split("-")[0] in {
-            "ID", "LIB", "HID", "TOK", "SRC", "VIS"
-        }
+    corpus = load_corpus(case_files(ROOT / "cases"), spec)
+    expected = {
+        case.id: where
+        for case in corpus.cases
+        if isinstance(case.expectation, WriterExpectation)
+        and (where := divergence(case.expectation.labels)) is not None
+    }
+    assert expected, "the corpus has cases this fault breaks"
+    failed = {r["case"]: r for r in report["results"] if r["status"] == "failed"}
+    assert set(failed) == set(expected)
+    assert {r["status"] for r in report["results"] if r["case"] not in failed} == {"passed"}
+    for case_id, (index, kind, label) in expected.items():
+        first = failed[case_id]["differences"][0]
+        assert first["observation"] == index, case_id
+        assert first["message"].startswith(f"observation #{index} ("), case_id
+        assert f"): {kind}: " in first["message"] and repr(label) in first["message"], case_id
 
 
 def test_renew_every_move_mutant_fails_with_rule_and_observation(
@@ -87,8 +124,16 @@ def test_renew_every_move_mutant_fails_with_rule_and_observation(
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     code, report = run(tmp_path, "--impl", f"{sys.executable} -m tests.mutants renew-every-move")
     assert code == Exit.FAILED
-    differences = [d for r in report["results"] for d in r.get("differences", [])]
-    assert any(d["rule"] == "ID-3" and "split" in d["message"] and d["observation"] for d in differences)
+    cases = {case.id: case for case in load_corpus(case_files(ROOT / "cases"), load_spec()).cases}
+    splits = [
+        (r["case"], d["observation"])
+        for r in report["results"]
+        for d in r.get("differences", [])
+        if d["rule"] == "ID-3" and ": split: " in d["message"]
+    ]
+    assert splits, "no case fails citing ID-3"
+    for case_id, index in splits:
+        assert cases[case_id].observations[index]["type"] == "move", (case_id, index)
 
 
 @pytest.mark.parametrize("behaviour", ["rename", "merge"])
@@ -197,12 +242,18 @@ def test_failure_carries_a_rerun_command_and_saved_files(tmp_path: Path, capsys:
 
 def test_selection_and_list_agree(capsys: pytest.CaptureFixture[str]) -> None:
     """`cardid list` prints exactly the cases a selection picks, in case-ID order."""
+    corpus = load_corpus(case_files(ROOT / "cases"), load_spec()).cases
     assert main(["list", "--rule", "LIB", "--role", "writer"]) == Exit.OK
-    listed = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
-    assert listed and all("LIB-" in row[3] and row[1] == "writer" for row in listed)
-    assert [row[0] for row in listed] == sorted(row[0] for row in listed)
+    listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    picked = [c.id for c in corpus if c.role == "writer" and any(r.startswith("LIB-") for r in c.rules)]
+    assert picked and listed == sorted(picked)
     assert main(["list", "--cr", "701.24", "--case", "shuffle-*"]) == Exit.OK
-    assert all(line.startswith("shuffle-") for line in capsys.readouterr().out.splitlines())
+    listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    picked = [
+        c.id for c in corpus
+        if c.id.startswith("shuffle-") and any(n == "701.24" or n.startswith("701.24") for n in c.cr)
+    ]
+    assert picked and listed == sorted(picked)
 
 
 def test_usage_errors_exit_2_with_a_hint(capsys: pytest.CaptureFixture[str]) -> None:

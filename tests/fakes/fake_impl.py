@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from typing import Any
@@ -19,6 +20,10 @@ BEHAVIOUR = sys.argv[1] if len(sys.argv) > 1 else "rename"
 ARG = sys.argv[2] if len(sys.argv) > 2 else ""
 #: Targeted faults hit only the request holding this text (case reader-unknown-name).
 TARGET = "#u1 ? owner=P2"
+#: What `hostile-text` puts in its name, messages and stderr: terminal escapes, characters XML
+#: forbids, a carriage return, bidirectional and line-separator controls, lone surrogates, markup.
+HOSTILE = "\x1b[31mRED\x1b[2J\x00NUL\x07\rCR\u202eevil\u2028LS\udfffX\ud800 </failure>]]> & | `x` <b>[l](u)"
+HOSTILE_STDERR = b"\x1b[2J\x1b[31mred\x00nul\rcr\xff\xfe\xe2\x80\xae bidi\n"
 
 
 def rename(result: dict[str, Any]) -> dict[str, Any]:
@@ -143,6 +148,22 @@ def fault(line: bytes) -> int | None:
     return None
 
 
+def hostile(message: dict[str, Any]) -> None:
+    """`hostile-text`: an error for the target request, a rejection of every other reader
+    request, each carrying HOSTILE; writer requests are answered rightly. Stderr gets junk."""
+    sys.stderr.buffer.write(HOSTILE_STDERR)
+    sys.stderr.buffer.flush()
+    request = message["request"]
+    if request.get("role") == "writer":
+        reply: dict[str, Any] = {"seq": message["seq"], "result": respond(request)}
+    elif targeted(request):
+        reply = {"seq": message["seq"], "error": HOSTILE}
+    else:
+        reply = {"seq": message["seq"], "rejected": HOSTILE}
+    sys.stdout.write(json.dumps(reply) + "\n")  # ASCII: the surrogates travel as JSON escapes
+    sys.stdout.flush()
+
+
 def persistent(first: dict[str, Any]) -> int:
     if BEHAVIOUR in ("per-case-only", "noise-per-case"):
         print("persistent mode not supported", file=sys.stderr)
@@ -154,13 +175,19 @@ def persistent(first: dict[str, Any]) -> int:
     if BEHAVIOUR == "stderr-flood":
         sys.stderr.write("x" * (20 << 20) + "\n")
     roles = ["writer"] if BEHAVIOUR == "writer-only" else ["writer", "reader"]
-    emit({"protocol": 1, "implementation": {"name": f"fake-{BEHAVIOUR}", "version": "0"}, "roles": roles})
+    name = HOSTILE if BEHAVIOUR == "hostile-text" else f"fake-{BEHAVIOUR}"
+    hello = {"protocol": 1, "implementation": {"name": name, "version": "0"}, "roles": roles}
+    sys.stdout.write(json.dumps(hello) + "\n")
+    sys.stdout.flush()
     served = 0
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("cmd") == "stop":
             return 0
         served += 1
+        if BEHAVIOUR == "hostile-text":
+            hostile(message)
+            continue
         if targeted(message.get("request")) and BEHAVIOUR in FAULTS:
             if BEHAVIOUR == "exit1-on-valid":
                 emit({"seq": message["seq"], "rejected": "refused a valid request"})
@@ -226,6 +253,18 @@ def spy() -> None:
 def main() -> int:
     if BEHAVIOUR == "crash-at-start":
         return 3
+    for variable, make in (("FAKE_MAKE_DIR", "dir"), ("FAKE_MAKE_FILE", "file")):
+        # Change what an output path names while the run goes on (after the runner checked it).
+        for target in filter(None, os.environ.get(variable, "").split(os.pathsep)):
+            if os.path.isdir(target) and not os.path.islink(target):
+                shutil.rmtree(target)
+            elif os.path.lexists(target):
+                os.unlink(target)
+            if make == "dir":
+                os.makedirs(target)
+            else:
+                with open(target, "w", encoding="utf-8") as handle:
+                    handle.write("in the way\n")
     if BEHAVIOUR == "spy":
         spy()
         return 0

@@ -1,0 +1,55 @@
+"""Untrusted text made safe for each output: the terminal, JUnit XML, Markdown and JSON.
+
+An implementation's standard error, its messages, the names it gives, and the paths of case
+files are text nobody checked. ANSI escapes repaint a terminal, NUL and the other characters
+XML 1.0 forbids make a JUnit file unparseable, a lone surrogate cannot be written as UTF-8 at
+all, a carriage return or line separator forges a line, bidirectional controls reorder what a
+reader sees. Each of these is written as a visible escape (`\\x1b`, `\\x00`, `\\udc80`,
+`\\u202e`): the text stays readable, and every file stays valid.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: C0 controls but tab (and, in `visible`, newline), DEL and C1, line and paragraph separators,
+#: bidirectional controls, surrogates, and the two code points XML forbids at the end of the BMP.
+_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+_UNSAFE_IN_LINE = re.compile(f"[\n{_UNSAFE}]")
+_UNSAFE_IN_TEXT = re.compile(f"[{_UNSAFE}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: What Markdown gives a meaning to, anywhere in a line: escaped with a backslash.
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~&])")
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: str) -> str:
+    """One line for a terminal (or an XML attribute): every unsafe character, newline
+    included, as an escape."""
+    return _UNSAFE_IN_LINE.sub(_escape, text)
+
+
+def multiline(text: str) -> str:
+    """Lines of text for a file (JUnit's failure text): newlines and tabs kept, every other
+    unsafe character as an escape."""
+    return _UNSAFE_IN_TEXT.sub(_escape, text)
+
+
+def markdown_cell(text: str) -> str:
+    """Inline Markdown (a table cell, a heading): visible, and no character Markdown or HTML
+    would act on (`|` ending the cell, `<` opening a tag, `[` a link, `` ` `` a code span)."""
+    return _MARKDOWN.sub(r"\\\1", visible(text.replace("\n", " ")))
+
+
+def json_document(text: str) -> str:
+    """A JSON document as `json.dumps(..., ensure_ascii=False)` wrote it, with each lone
+    surrogate (which strict UTF-8 cannot hold) written as the six characters `\\udc80`.
+
+    A raw surrogate only ever stands inside a string literal, so the escaped backslash keeps
+    the document valid: the string reads `\\udc80`, as visible text.
+    """
+    return _SURROGATE.sub(lambda match: "\\" + _escape(match), text)

@@ -1,0 +1,153 @@
+"""The values `cardid` options take, checked before anything runs.
+
+Each function is an argparse `type`: it returns the value, or raises ArgumentTypeError saying
+what is allowed, which the parser turns into one line naming the option (`error: cardid run:
+argument --timeout-multiplier: ...`) and exit status 2. Checking here, not where a value is
+used, means a typo costs nothing: no case has run when it is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+from pathlib import Path
+
+from conformance import files
+from conformance.errors import UsageError
+from runner.loading import usable_cpus
+from runner.process import split_command
+
+#: `--timeout-multiplier` scales a 10 s case and a 30 s handshake: from 0.1 s to about 8 hours.
+MULTIPLIERS = (0.01, 1000.0)
+#: `-j`: each worker runs its own implementation process.
+MAX_JOBS = 256
+
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?")
+_CASE_PATTERN = re.compile(r"[a-z0-9*?\[\]!-]+")
+_CR_NUMBER = re.compile(r"[1-9][0-9]{2}(\.[0-9]+[a-z]?)?")
+_TAG = re.compile(r"[a-z0-9-]+")
+
+
+def _refuse(message: str) -> argparse.ArgumentTypeError:
+    return argparse.ArgumentTypeError(message)
+
+
+def multiplier(text: str) -> float:
+    """A finite decimal number within MULTIPLIERS (no nan, inf, signs or other digits)."""
+    low, high = MULTIPLIERS
+    allowed = f"takes a number from {low:g} to {high:g}, not {text!r}"
+    if not _DECIMAL.fullmatch(text):
+        raise _refuse(allowed)
+    value = float(text)
+    if not (math.isfinite(value) and low <= value <= high):
+        raise _refuse(allowed)
+    return value
+
+
+def jobs(text: str) -> int:
+    """`auto` (the usable CPUs) or a whole number from 1 to MAX_JOBS."""
+    if text == "auto":
+        return max(1, min(usable_cpus(), MAX_JOBS))
+    allowed = f"takes 'auto' or a whole number from 1 to {MAX_JOBS}, not {text!r}"
+    if not re.fullmatch(r"[0-9]{1,4}", text) or not 1 <= int(text) <= MAX_JOBS:
+        raise _refuse(allowed)
+    return int(text)
+
+
+def case_pattern(text: str) -> str:
+    """A case ID or a glob of one: lowercase letters, digits, `-`, and `* ? [ ] !`."""
+    if not _CASE_PATTERN.fullmatch(text):
+        raise _refuse(f"takes a case ID or glob (a-z, 0-9, '-', and * ? [ ] !), not {text!r}")
+    return text
+
+
+def cr_number(text: str) -> str:
+    """A Comprehensive Rules number: a section (701), a rule (701.24) or a subrule (701.24a)."""
+    if not _CR_NUMBER.fullmatch(text):
+        raise _refuse(f"takes a CR number such as 701, 701.24 or 701.24a, not {text!r}")
+    return text
+
+
+def tag(text: str) -> str:
+    """A case tag: lowercase letters, digits and `-`."""
+    if not _TAG.fullmatch(text):
+        raise _refuse(f"takes a tag (a-z, 0-9 and '-'), not {text!r}")
+    return text
+
+
+def command(text: str) -> str:
+    """An implementation command that splits into at least a program."""
+    try:
+        split_command(text)
+    except UsageError as exc:
+        raise _refuse(f"takes an implementation command: {exc.message}") from None
+    return text
+
+
+def _path(text: str, what: str) -> Path:
+    if not text or "\0" in text:
+        raise _refuse(f"takes {what}, not {text!r}")
+    return Path(text)
+
+
+def input_file(text: str) -> Path:
+    """A file to read; its reader refuses what is not a regular file, naming it."""
+    return _path(text, "a file path")
+
+
+def case_source(text: str) -> Path:
+    """An existing case directory, or one regular case file."""
+    path = _path(text, "a case directory or file")
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise _refuse(f"takes a case directory or file: {text}: {files.describe(exc)}") from None
+    what = files.kind(mode)
+    if what is not None and what != "a directory":
+        raise _refuse(f"takes a case directory or file: {text} is {what}")
+    return path
+
+
+def output_file(text: str) -> Path:
+    """A file to write a report to: absent, or a regular file, in a folder that can be written.
+
+    A symlink at the name is replaced by the report, never followed.
+    """
+    path = _path(text, "a file path")
+    if path.is_symlink() or not path.exists():
+        _check_folder(path.parent, text)
+        return path
+    what = files.kind(os.stat(path).st_mode)
+    if what is not None:
+        raise _refuse(f"takes a file to write: {text} is {what}")
+    _check_folder(path.parent, text)
+    return path
+
+
+def output_dir(text: str) -> Path:
+    """A folder to write into: an existing directory, or one that can be made in its parent."""
+    path = _path(text, "a folder path")
+    if path.exists():
+        what = files.kind(os.stat(path).st_mode)
+        if what != "a directory":
+            raise _refuse(f"takes a folder: {text} is {what or 'a regular file'}")
+        _check_folder(path, text)
+        return path
+    parent = next((p for p in path.absolute().parents if p.exists() or p.is_symlink()), Path("/"))
+    _check_folder(parent, text)
+    return path
+
+
+def _check_folder(folder: Path, text: str) -> None:
+    where = folder if str(folder) else Path(".")
+    try:
+        mode = os.stat(where).st_mode
+    except OSError as exc:
+        raise _refuse(f"cannot write {text}: {where}: {files.describe(exc)}") from None
+    what = files.kind(mode)
+    if what != "a directory":
+        raise _refuse(f"cannot write {text}: {where} is {what or 'a regular file'}, not a folder")
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise _refuse(f"cannot write {text}: no permission to write in {where}")
