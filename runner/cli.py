@@ -16,15 +16,17 @@ import json
 import shlex
 import signal
 import sys
+import threading
 from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
+from typing import Any, Self
 
 from conformance import console, report, schemas, suite
-from conformance.cases import Corpus, case_files
+from conformance.cases import Case, Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
-from conformance.known import apply_known_failures, load_known_failures
+from conformance.known import KnownFailures, apply_known_failures, load_known_failures
 from conformance.lint import lint
 from conformance.markdown import to_markdown
 from conformance.outcome import CaseBug, Outcome
@@ -35,6 +37,7 @@ from runner.failures import save_failures
 from runner.loading import load_cases, usable_cpus
 from runner.process import split_command
 from runner.progress import Progress
+from runner.stop import STOP
 
 
 class Exit(IntEnum):
@@ -192,17 +195,30 @@ def _run(args: argparse.Namespace) -> int:
     selected = _selection(args).apply(corpus.cases)
     if not selected and not corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
+    command = args.impl or "cardid reference"
+    resumed = _resumed(args.resume, command, spec) if args.resume else {}
+    with _Signals() as signals:
+        return _run_and_report(args, spec, corpus, selected, resumed, known, options, signals)
+
+
+def _run_and_report(
+    args: argparse.Namespace,
+    spec: Spec,
+    corpus: Corpus,
+    selected: Sequence[Case],
+    resumed: dict[str, Outcome],
+    known: KnownFailures | None,
+    options: execute.Options,
+    signals: _Signals,
+) -> int:
     cases_by_id = {case.id: case for case in corpus.cases}
     rerun = {case.id: _rerun_command(args, case.id) for case in selected}
     command = args.impl or "cardid reference"
-    resumed = _resumed(args.resume, command, spec) if args.resume else {}
     to_run = [case for case in selected if case.id not in resumed]
     progress = Progress(len(to_run))
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         execution = execute.run_cases(to_run, options, spec, progress=progress)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         progress.close()
     fresh = {outcome.case_id: outcome for outcome in execution.outcomes}
     done = [resumed.get(case.id) or fresh.get(case.id) for case in selected]
@@ -250,14 +266,39 @@ def _run(args: argparse.Namespace) -> int:
             else "; pass --report-json next time to be able to resume"
         )
         print(f"interrupted: {finished} of {len(selected)} cases finished{where}", file=sys.stderr)
-        return Exit.INTERRUPTED
+        return 128 + (signals.first or signal.SIGINT)
     conforming = report.verdict(outcomes).conforming
     return Exit.OK if conforming and not problems else Exit.FAILED
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM stops a run the way Ctrl-C does."""
-    raise KeyboardInterrupt
+class _Signals:
+    """SIGINT, SIGTERM and SIGHUP during `cardid run`: the first one stops the run (STOP, seen
+    by every wait at once); it and any later one are only recorded, never raised, so that no
+    signal can cut the writing of the reports short. The run then exits 128 + the first
+    signal's number."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> Self:
+        STOP.clear()
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.first is None:
+            self.first = signum
+        STOP.set()
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        STOP.clear()
 
 
 def _resumed(path: Path, command: str, spec: Spec) -> dict[str, Outcome]:

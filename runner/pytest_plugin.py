@@ -19,7 +19,6 @@ from conformance.errors import CaseError, UsageError
 from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
 from conformance.spec import load_spec
 from runner import execute
-from runner.adapter import Persistent
 from runner.loading import load_cases
 from runner.process import split_command
 
@@ -60,7 +59,7 @@ def _worker(config: pytest.Config) -> execute.Worker:
         )
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
-        session = started if isinstance(started, Persistent) else None
+        session = None if started is None or isinstance(started, str) else started
         config.stash[_WORKER] = execute.Worker(
             options, load_spec(), isolate=session is None, session=session
         )

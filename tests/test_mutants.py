@@ -44,7 +44,7 @@ def _answer(case: Case, write: Write, read: Read) -> Answer:
         return Rejected(message=str(exc))
     except Exception as exc:  # noqa: BLE001 - any other failure is a crash, as in the runner
         return Crashed(reason=f"{type(exc).__name__}: {exc}")
-    return Answered(output=json.dumps(result).encode())
+    return Answered(result=json.loads(json.dumps(result)))
 
 
 def _outcomes(write: Write, read: Read) -> dict[str, Outcome]:
