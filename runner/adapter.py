@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -73,25 +73,31 @@ class Launcher(Protocol):
         """An adapter running one fresh process per request."""
 
 
+#: What starts a process: runner.process.Process, or an in-memory stand-in in tests.
+Spawn = Callable[[Sequence[str]], Process]
+
+
 @dataclass(frozen=True, slots=True)
 class ProcessLauncher:
-    """Adapters over real processes of `argv`."""
+    """Adapters over processes of `argv` (real ones unless `spawn` says otherwise)."""
 
     argv: tuple[str, ...]
     start_timeout: float
+    spawn: Spawn = Process
 
     def persistent(self) -> Persistent:
-        return Persistent(self.argv, start_timeout=self.start_timeout)
+        return Persistent(self.argv, start_timeout=self.start_timeout, spawn=self.spawn)
 
     def per_case(self) -> PerCase:
-        return PerCase(self.argv)
+        return PerCase(self.argv, spawn=self.spawn)
 
 
 class PerCase:
     """One process per request (contract C-1, C-2)."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, argv: Sequence[str], *, spawn: Spawn = Process) -> None:
         self._argv = list(argv)
+        self._spawn = spawn
         self._live: set[Process] = set()
         self._lock = threading.Lock()
 
@@ -99,7 +105,7 @@ class PerCase:
         return None
 
     def run(self, request: Request) -> Answer:
-        proc = Process(self._argv)
+        proc = self._spawn(self._argv)
         with self._lock:
             self._live.add(proc)
         try:
@@ -160,8 +166,11 @@ def _stopped(proc: Process, seconds: float) -> Crashed:
 class Persistent:
     """One long-lived implementation process speaking JSON lines; restarted after a crash."""
 
-    def __init__(self, argv: Sequence[str], *, start_timeout: float) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process
+    ) -> None:
         self._argv = list(argv)
+        self._spawn = spawn
         self._start_timeout = start_timeout
         self._proc: Process | None = None
         self._seq = itertools.count(1)
@@ -184,7 +193,7 @@ class Persistent:
     def start(self) -> Hello | str:
         """Start the process and shake hands; return the Hello, or why persistent mode failed."""
         self._end()
-        proc = Process(self._argv)
+        proc = self._spawn(self._argv)
         with self._lock:
             self._proc = proc
         self._answered = {}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from conformance.answer import Answer, Crashed
@@ -238,8 +238,12 @@ def run_cases(
             for case in cases:
                 one(case)
         else:
-            for future in [pool.submit(one, case) for case in cases]:
-                future.result()
+            pending = {pool.submit(one, case) for case in cases}
+            while pending and not STOP.is_set():
+                # Woken now and then to see STOP, which the workers' own waits see at once.
+                done, pending = wait(pending, timeout=0.05, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    future.result()
     except KeyboardInterrupt:
         STOP.set()
     except _Interrupted:

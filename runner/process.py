@@ -201,6 +201,12 @@ def kill_marked(mark: str, *, prefix: bool = False) -> None:
         time.sleep(0.002)
 
 
+def _over(output: bytearray) -> bool:
+    """Whether a whole output is over MAX_OUTPUT bytes, its final newline not counted."""
+    size = len(output)
+    return size > MAX_OUTPUT + 1 or size == MAX_OUTPUT + 1 and output[-1] != 0x0A
+
+
 class Process:
     """A started implementation process in its own session, with its own temporary directory."""
 
@@ -305,6 +311,10 @@ class Process:
         while True:
             newline = self._buffer.find(b"\n", self._searched)
             if newline != -1:
+                if newline > MAX_OUTPUT:  # the same limit as a per-case answer's
+                    del self._buffer[: newline + 1]
+                    self._searched = 0
+                    return TooLong()
                 with memoryview(self._buffer) as view:  # one copy of a long line, not two
                     line = view[:newline].tobytes()
                 del self._buffer[: newline + 1]
@@ -324,9 +334,10 @@ class Process:
                 return waited
 
     def read_all(self, deadline: float) -> Read:
-        """All of standard output until it closes (per-case mode)."""
+        """All of standard output until it closes (per-case mode). The limit is that of one
+        line in persistent mode: MAX_OUTPUT bytes, not counting a final newline."""
         while self._out is not None:
-            if len(self._buffer) > MAX_OUTPUT:
+            if _over(self._buffer):
                 return TooLong()
             waited = self._pump(deadline)
             if waited is not None:
@@ -338,12 +349,12 @@ class Process:
                 # within a moment is the answer; the child is ended with the group.
                 self._drain_until(min(deadline, time.monotonic() + _AFTER_EXIT))
                 break
-        if len(self._buffer) > MAX_OUTPUT:
+        if _over(self._buffer):
             return TooLong()
         return Output(bytes(self._buffer))
 
     def _drain_until(self, deadline: float) -> None:
-        while self._out is not None and len(self._buffer) <= MAX_OUTPUT:
+        while self._out is not None and not _over(self._buffer):
             if self._pump(deadline) is not None:
                 return
 

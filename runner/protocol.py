@@ -112,9 +112,9 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def decode(data: bytes, what: str = "output") -> Any | Problem:
-    """Strict JSON from UTF-8 bytes: no duplicate keys, no NaN or Infinity, no lone surrogate,
-    any depth and size without raising."""
+def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | Problem:
+    """Strict JSON from UTF-8 bytes: no duplicate keys, no NaN or Infinity, and (`scalars`) no
+    lone surrogate in any string; any depth and size without raising."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -130,6 +130,14 @@ def decode(data: bytes, what: str = "output") -> Any | Problem:
         return Problem(f"{what} is not JSON ({printable(str(exc))[:200]}): {quote(data)}")
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
         return Problem(f"{what} is not usable JSON: {type(exc).__name__}")
+    if scalars:
+        return _scalars_only(value, data, what)
+    return value
+
+
+def _scalars_only(value: Any, data: bytes, what: str) -> Any | Problem:
+    """The value, or a Problem if one of its strings holds a lone surrogate (only a surrogate
+    escape in the JSON text can put one there, so most texts are not walked)."""
     if _SURROGATE_ESCAPE.search(data):
         surrogate = _lone_surrogate(value)
         if surrogate is not None:
@@ -174,7 +182,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     """One answer line (protocol.schema.json#/$defs/answer), or what is wrong with it. A
     well-formed reply may still carry another integer seq than `expected` (a second answer to
     an earlier request): the caller decides."""
-    message = decode(line, "the answer line")
+    message = decode(line, "the answer line", scalars=False)  # messages are made printable
     if isinstance(message, Problem):
         return message
     if not isinstance(message, dict):
@@ -200,6 +208,10 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
             f"the answer does not match protocol.schema.json#/$defs/answer-{kind} at "
             f"{problem.where()}: {printable(problem.message)[:200]}"
         )
+    if kind == "result":
+        checked = _scalars_only(value, line, "the result")
+        if isinstance(checked, Problem):
+            return checked
     return Reply(seq=seq, kind=kind, value=value)
 
 
@@ -226,7 +238,7 @@ def per_case_answer(code: int, output: bytes, stderr: str, seconds: float) -> An
             return Crashed(reason=result.reason, output=output[:2000], stderr=stderr, seconds=seconds)
         return Answered(result=result, stderr=stderr, seconds=seconds)
     if code == 1:
-        return _rejection(output, stderr, seconds)
+        return _rejection(output, stderr, seconds)  # the message is made printable
     reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
 
@@ -237,7 +249,7 @@ def _rejection(output: bytes, stderr: str, seconds: float) -> Rejected | Crashed
     Exit status 1 is also what Python and Node.js give an uncaught exception, so the status alone
     would let a program that cannot even start pass every must-reject case.
     """
-    message = decode(output)
+    message = decode(output, scalars=False)
     if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
         return Rejected(message=printable(message["rejected"])[:500], stderr=stderr, seconds=seconds)
     return Crashed(

@@ -38,7 +38,7 @@ def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
     served = tmp_path / "served"
     env = {**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pids), "FAKE_SERVED_FILE": str(served)}
     partial = tmp_path / "partial.json"
-    proc = _cardid("--report-json", str(partial), "-j", jobs, env=env)
+    proc = _cardid("--report-json", str(partial), "-j", jobs, "--role", "reader", env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and (
         not served.exists() or len(served.read_text(encoding="utf-8").split()) < 5
@@ -60,7 +60,7 @@ def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
 
     final = tmp_path / "final.json"
     env.pop("FAKE_SERVED_FILE")
-    done = _cardid("--resume", str(partial), "--report-json", str(final), "-j", jobs, env=env)
+    done = _cardid("--resume", str(partial), "--report-json", str(final), "-j", jobs, "--role", "reader", env=env)
     out, err = done.communicate(timeout=120)
     assert done.returncode == Exit.OK, out + err
     full = json.loads(final.read_text(encoding="utf-8"))

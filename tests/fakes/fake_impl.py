@@ -135,6 +135,10 @@ def fault(line: bytes) -> int | None:
             with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
                 handle.write(f"{child.pid}\n")
             out(line)
+        case "close-stdout-and-stay":
+            sys.stdout.flush()
+            os.close(1)
+            time.sleep(3600)
         case "close-stdin":
             out(line)
             sys.stdin.close()
@@ -190,7 +194,7 @@ FAULTS = {
     "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
-    "exit1-no-object",
+    "exit1-no-object", "close-stdout-and-stay",
 }
 
 
