@@ -243,6 +243,7 @@ class Process:
         except OSError:  # pragma: no cover - Linux before 5.3: exits are polled instead
             self._pidfd = None
         self.returncode: int | None = None
+        self._exited_at: float | None = None
         self._pending: deque[memoryview] = deque()
         self._close_after_write = False
         self.input_closed = False  # the implementation closed its end (EPIPE)
@@ -325,13 +326,19 @@ class Process:
                 self._buffer.clear()
                 self._searched = 0
                 return TooLong()
-            if self._out is None:
+            if self._out is None or self._left_open():
                 rest, self._buffer = bytes(self._buffer), bytearray()
                 self._searched = 0
                 return Ended(rest)
-            waited = self._pump(deadline)
-            if waited is not None:
+            until = deadline if self._exited_at is None else min(deadline, self._exited_at + _AFTER_EXIT)
+            waited = self._pump(until)
+            if waited is not None and not (isinstance(waited, TimedOut) and until < deadline):
                 return waited
+
+    def _left_open(self) -> bool:
+        """Exited a moment ago with its output still open: a child it left holds the pipe, and
+        the output is over as far as this process goes."""
+        return self._exited_at is not None and time.monotonic() >= self._exited_at + _AFTER_EXIT
 
     def read_all(self, deadline: float) -> Read:
         """All of standard output until it closes (per-case mode). The limit is that of one
@@ -382,6 +389,7 @@ class Process:
             code = self.popen.poll()
             if code is not None:
                 self.returncode = code
+                self._exited_at = time.monotonic()
                 if self._pidfd is not None:
                     self._unregister(self._pidfd)
 

@@ -135,6 +135,17 @@ def fault(line: bytes) -> int | None:
             with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
                 handle.write(f"{child.pid}\n")
             out(line)
+        case "setsid-grandchild":  # a grandchild in its own session: out of the process group
+            import subprocess
+
+            child = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True
+            )
+            with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
+                handle.write(f"{child.pid}\n")
+            if ARG == "hang":
+                time.sleep(3600)
+            out(line)
         case "close-stdout-and-stay":
             sys.stdout.flush()
             os.close(1)
@@ -159,10 +170,16 @@ def persistent(first: dict[str, Any]) -> int:
         sys.stderr.write("x" * (20 << 20) + "\n")
     roles = ["writer"] if BEHAVIOUR == "writer-only" else ["writer", "reader"]
     emit({"protocol": 1, "implementation": {"name": f"fake-{BEHAVIOUR}", "version": "0"}, "roles": roles})
+    if BEHAVIOUR == "stop-reading":
+        time.sleep(3600)  # reads nothing after the handshake
     served = 0
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("cmd") == "stop":
+            if BEHAVIOUR == "ignore-stop":
+                with open(os.environ["FAKE_STOP_FILE"], "a", encoding="utf-8") as handle:
+                    handle.write("stop\n")
+                time.sleep(3600)
             return 0
         served += 1
         if targeted(message.get("request")) and BEHAVIOUR in FAULTS:
@@ -173,6 +190,10 @@ def persistent(first: dict[str, Any]) -> int:
             status = fault(json.dumps(answer_line, ensure_ascii=False).encode() + b"\n")
             if status is not None:
                 return status
+            continue
+        if BEHAVIOUR == "hostile-lines" and served % 2 == 0:
+            attack = HOSTILE[(served // 2) % len(HOSTILE)]
+            out(attack.replace(b"SEQ", str(message["seq"]).encode()) + b"\n")
             continue
         if BEHAVIOUR == "leaky" and served == int(ARG or 3):
             return 3  # state left by earlier requests breaks this one; a fresh process is fine
@@ -194,13 +215,33 @@ FAULTS = {
     "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
-    "exit1-no-object", "close-stdout-and-stay",
+    "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild",
 }
+
+#: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
+#: hashes to k (per-case mode): each must err its case, none may break the runner.
+HOSTILE = [
+    b'{"seq": [SEQ], "result": {}}',
+    b"[" * 200_000 + b"]" * 200_000,
+    b'{"seq": SEQ, "error": "boom \\ud800"}',
+    b'{"seq": true, "result": {}}',
+    b'{"seq": SEQ.0, "result": {}}',
+    b'{"seq": SEQ, "result": {"card_table": [], "card_table": []}}',
+    b'{"seq": SEQ, "result": {}, "error": "x"}',
+    b"\xff\xfe not utf-8",
+    b'{"seq": 1' + b"0" * 5000 + b"}",
+    b"[]",
+]
 
 
 def per_case(raw: str) -> int:
     if BEHAVIOUR in ("crash-always",):
         return 3
+    if BEHAVIOUR == "hostile-lines":
+        index = sum(raw.encode()) % (2 * len(HOSTILE))
+        if index % 2 == 0:
+            out(HOSTILE[index // 2].replace(b"SEQ", b"1"))
+            return 0
     request = json.loads(raw) if raw.strip() else None
     if BEHAVIOUR == "stderr-flood":
         sys.stderr.write("x" * (20 << 20) + "\n")
@@ -236,6 +277,8 @@ def main() -> int:
     if "FAKE_PID_FILE" in os.environ:
         with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
+    if BEHAVIOUR == "stop-reading-per-case":
+        time.sleep(3600)  # never reads its request
     first = sys.stdin.readline()
     try:
         message = json.loads(first)
