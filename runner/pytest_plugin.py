@@ -71,6 +71,12 @@ _WORKER = pytest.StashKey[execute.Worker]()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cardid_rule(id): the spec rules a conformance case cites")
+    command = config.getoption("--impl", None)
+    if command:
+        try:
+            split_command(command)  # once, before any item: not one failure per case
+        except UsageError as exc:
+            raise pytest.UsageError(exc.render()) from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

@@ -18,12 +18,12 @@ FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 def test_hostile_lines_err_items_and_never_the_session(pytester: pytest.Pytester, extra: list[str]) -> None:
     result = pytester.runpytest_subprocess(
         str(ROOT / "conformance"), "--impl", f"{sys.executable} {FAKE} hostile-lines",
-        "-k", "reader", "-p", "no:cacheprovider", "-q", "--timeout-multiplier", "0.5", *extra,
+        "-k", "reader-rejects or reader-quoted", "-p", "no:cacheprovider", "-q", "--timeout-multiplier", "0.5", *extra,
     )
     text = result.stdout.str() + result.stderr.str()
     assert "INTERNALERROR" not in text and "Traceback" not in text, text
     outcomes = result.parseoutcomes()
-    assert outcomes.get("failed", 0) >= 3, text
-    assert outcomes.get("passed", 0) >= 3, text
+    assert outcomes.get("failed", 0) >= 2, text
+    assert outcomes.get("passed", 0) >= 2, text
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "ERROR [MUST]" in text

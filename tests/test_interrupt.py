@@ -28,10 +28,12 @@ def _cardid(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(
+    ("signum", "jobs"), [(signal.SIGINT, "1"), (signal.SIGTERM, "2")], ids=["SIGINT-j1", "SIGTERM-j2"]
+)
 def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
-    """A signal mid-run gives exit 130 and a partial report; resuming completes every case."""
+    """A signal mid-run gives exit 128 + its number and a partial report; resuming completes
+    every case. (SIGHUP, and signals after the first: tests/test_attacks_signals.py.)"""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     pids = tmp_path / "pids"
