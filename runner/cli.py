@@ -2,10 +2,12 @@
 
 Exit codes (documented in README.md):
     0  conforming (run), clean (lint), listed (list)
-    1  a MUST case failed or errored, the corpus has case bugs, or lint found problems
+    1  a MUST case failed or errored, no case was judged, the corpus has case bugs, or lint
+       found problems
     2  usage error: bad option, unreadable file, implementation command that cannot start
     3  the suite's own files (spec index, schemas) are broken
-  130  interrupted
+  128 + N  interrupted by signal N during `cardid run`: 130 SIGINT, 143 SIGTERM, 129 SIGHUP
+  130  interrupted (Ctrl-C outside a run)
 """
 
 from __future__ import annotations
