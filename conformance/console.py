@@ -99,6 +99,8 @@ def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: 
         if any(isinstance(o, CaseBug) for o in outcomes):
             reasons.append("the corpus has case bugs")
         word = "NOT CONFORMING: " + "; ".join(reasons)
+    if counts["skipped"] and v.conforming:
+        word += f" ({counts['skipped']} case(s) skipped: roles the implementation does not support)"
     lines.append(f"verdict: {word} against card-identity spec {spec.version}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")

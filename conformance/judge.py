@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from conformance import collector, schemas
 from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from conformance.cases import Case, Rejection
@@ -55,7 +57,7 @@ def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
             case_id=case.id,
             level=case.level,
             reason=f"output does not match schema/{case.role}-output.schema.json at "
-            f"{problem.where()}: {problem.message}",
+            f"{_short(problem.where())}: {_short(problem.message)}",
             stderr=answer.stderr,
             seconds=answer.seconds,
         )
@@ -68,7 +70,20 @@ def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
     return _failed(case, differences, spec, answer.seconds)
 
 
+#: The longest message a difference or a schema problem keeps: they quote the implementation's
+#: values, which may be megabytes long.
+MESSAGE = 1000
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MESSAGE else f"{text[:MESSAGE]}... ({len(text):,} characters)"
+
+
 def _failed(case: Case, differences: list[Difference], spec: Spec, seconds: float) -> Failed:
+    differences = [
+        d if len(d.message) <= MESSAGE else dataclasses.replace(d, message=_short(d.message))
+        for d in differences
+    ]
     return Failed(
         case_id=case.id,
         differences=tuple(differences),

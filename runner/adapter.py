@@ -12,7 +12,7 @@ import itertools
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from conformance.answer import Answer, Crashed, Unsupported
@@ -77,6 +77,32 @@ class Launcher(Protocol):
 Spawn = Callable[[Sequence[str]], Process]
 
 
+class Pin:
+    """The first handshake of a run: every later one (a restart, another worker's process)
+    must be the same, or an implementation could drop a role after a quiet restart and have
+    the cases of that role skipped."""
+
+    def __init__(self) -> None:
+        self.hello: Hello | None = None
+        self._lock = threading.Lock()
+
+    def check(self, hello: Hello) -> str | None:
+        """None if `hello` is the run's handshake (the first one sets it), else why not."""
+        with self._lock:
+            if self.hello is None:
+                self.hello = hello
+            if hello == self.hello:
+                return None
+            return (
+                f"the handshake changed within the run: {_describe(hello)} after "
+                f"{_describe(self.hello)}"
+            )
+
+
+def _describe(hello: Hello) -> str:
+    return f"{protocol.printable(hello.name)[:60]} {protocol.printable(hello.version)[:30]} roles {','.join(hello.roles)}"
+
+
 @dataclass(frozen=True, slots=True)
 class ProcessLauncher:
     """Adapters over processes of `argv` (real ones unless `spawn` says otherwise)."""
@@ -84,9 +110,10 @@ class ProcessLauncher:
     argv: tuple[str, ...]
     start_timeout: float
     spawn: Spawn = Process
+    pin: Pin = field(default_factory=Pin)
 
     def persistent(self) -> Persistent:
-        return Persistent(self.argv, start_timeout=self.start_timeout, spawn=self.spawn)
+        return Persistent(self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin)
 
     def per_case(self) -> PerCase:
         return PerCase(self.argv, spawn=self.spawn)
@@ -167,10 +194,12 @@ class Persistent:
     """One long-lived implementation process speaking JSON lines; restarted after a crash."""
 
     def __init__(
-        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process
+        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
+        pin: Pin | None = None,
     ) -> None:
         self._argv = list(argv)
         self._spawn = spawn
+        self._pin = pin or Pin()
         self._start_timeout = start_timeout
         self._proc: Process | None = None
         self._seq = itertools.count(1)
@@ -200,7 +229,8 @@ class Persistent:
         deadline = proc.started + self._start_timeout
         proc.send(b'{"cmd":"start","protocol":1}\n')
         while True:
-            line = proc.read_line(deadline)
+            # Checked at each line too: an endless stream of blank lines is no handshake.
+            line = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
             match line:
                 case Line(data=data) if not data.strip():
                     continue  # blank lines carry nothing
@@ -209,6 +239,10 @@ class Persistent:
                     if isinstance(hello, Problem):
                         self._end()
                         return hello.reason
+                    changed = self._pin.check(hello)
+                    if changed is not None:
+                        self._end()
+                        return changed
                     self.hello = hello
                     return hello
                 case Ended():
@@ -254,7 +288,8 @@ class Persistent:
         deadline = began + request.timeout
         earlier = len(self._answered)
         while True:
-            read = proc.read_line(deadline)
+            # Checked at each line too: endless blank lines or second answers are no answer.
+            read = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
             match read:
                 case Line(data=data) if not data.strip():
                     continue
@@ -334,7 +369,7 @@ class Persistent:
         """Read what is left until the process exits (within the grace): answers still unread
         are second answers, so mark the requests they repeat; anything else is ignored."""
         while True:
-            read = proc.read_line(deadline)
+            read = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
             if not isinstance(read, Line):
                 break
             reply = protocol.parse_reply(read.data, 0)

@@ -151,7 +151,11 @@ class Worker:
 def _retry_note(first: Crashed, again: Answer, judged: Outcome) -> str:
     """What the fresh-process retry of a persistent-mode crash showed."""
     if isinstance(again, Crashed):
-        return "crashes in a fresh process too"
+        if again.timed_out:
+            return "times out in a fresh process too"
+        if first.timed_out:
+            return f"crashes in a fresh process: {again.reason}"
+        return f"crashes in a fresh process too: {again.reason}"
     if isinstance(judged, Passed):
         if first.earlier:
             return (

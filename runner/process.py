@@ -31,6 +31,7 @@ from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conformance.errors import UsageError
 from runner.stop import STOP
@@ -159,7 +160,7 @@ def _clean_stale_folders() -> None:
     for entry in entries:
         owner = entry.name[len(DIR_PREFIX):].split("x", 1)[0]
         if owner.isdigit() and not _alive(int(owner)):
-            shutil.rmtree(entry, ignore_errors=True)
+            remove_tree(str(entry))
 
 
 def _alive(pid: int) -> bool:
@@ -517,4 +518,26 @@ class Process:
             with contextlib.suppress(OSError):
                 os.close(self._pidfd)
             self._pidfd = None
-        shutil.rmtree(self._workdir, ignore_errors=True)
+        remove_tree(self._workdir)
+        # Its folder moved away under another name is found by the mark in that name.
+        for moved in Path(self._workdir).parent.glob(f"{DIR_PREFIX}{self.mark}-*"):
+            remove_tree(str(moved))
+
+
+def remove_tree(path: str) -> None:
+    """Remove a folder an implementation had as its own: whatever it did to it (a subfolder
+    without permissions, itself replaced by a symbolic link, already gone)."""
+    if os.path.islink(path):
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # never follow it
+        return
+
+    def retry(function: Any, name: str, _: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), 0o700)
+            if not os.path.islink(name) and os.path.isdir(name):
+                os.chmod(name, 0o700)
+            function(name)
+
+    with contextlib.suppress(OSError):
+        shutil.rmtree(path, onerror=retry)

@@ -18,6 +18,9 @@ from conformance.answer import Answer, Answered, Crashed, Rejected
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120
+#: How deep JSON an implementation writes may nest. Results nest four levels; deeper data
+#: would only reach Python's recursion limit later (in a repr, a schema message, json.dumps).
+MAX_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,14 +128,32 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
     except _Duplicate as exc:
         return Problem(f"{what} is not strict JSON: duplicate key {quote(str(exc.args[0]))}")
     except RecursionError:
-        return Problem(f"{what} is not usable JSON: nested too deeply")
+        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         return Problem(f"{what} is not JSON ({printable(str(exc))[:200]}): {quote(data)}")
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
         return Problem(f"{what} is not usable JSON: {type(exc).__name__}")
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
+        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     if scalars:
         return _scalars_only(value, data, what)
     return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
 
 
 def _scalars_only(value: Any, data: bytes, what: str) -> Any | Problem:

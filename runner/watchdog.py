@@ -61,8 +61,32 @@ def main(token: str, tmpdir: str) -> int:
         names = []
     for name in names:
         if name.startswith(prefix):
-            shutil.rmtree(os.path.join(tmpdir, name), ignore_errors=True)
+            _remove(os.path.join(tmpdir, name))
     return 0
+
+
+def _remove(path: str) -> None:
+    """As runner.process.remove_tree: never follow a link, get past removed permissions."""
+    if os.path.islink(path):
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        return
+
+    def retry(function, name, _):  # type: ignore[no-untyped-def]
+        try:
+            os.chmod(os.path.dirname(name), 0o700)
+            if not os.path.islink(name) and os.path.isdir(name):
+                os.chmod(name, 0o700)
+            function(name)
+        except OSError:
+            pass
+
+    try:
+        shutil.rmtree(path, onerror=retry)
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

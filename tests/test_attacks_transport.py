@@ -119,8 +119,12 @@ LINES: list[tuple[str, bytes, str]] = [
     ("seq-nan", b'{"seq": NaN, "result": {result}}', "NaN is not JSON"),
     ("seq-other", b'{"seq": 999, "result": {result}}', "answered seq 999, expected {seq}"),
     ("seq-duplicate-key", b'{"seq": {seq}, "seq": {seq}, "result": {result}}', "duplicate key 'seq'"),
-    ("nested-arrays", NESTED, "nested too deeply"),
-    ("nested-in-result", b'{"seq": {seq}, "result": {"card_table": ' + NESTED + b"}}", "nested too deeply"),
+    ("nested-arrays", NESTED, "nested deeper than 64 levels"),
+    ("nested-in-result", b'{"seq": {seq}, "result": {"card_table": ' + NESTED + b"}}", "nested deeper than 64 levels"),
+    # Deep enough for a repr or a schema message to reach the recursion limit, not json's.
+    ("nested-985-in-result", b'{"seq": {seq}, "result": {"card_table": [' + b"[" * 985 + b"]" * 985 + b"]}}", "nested deeper than 64 levels"),
+    ("nested-65", b'{"seq": {seq}, "result": {"card_table": [' + b"[" * 64 + b"]" * 64 + b"]}}", "nested deeper than 64 levels"),
+    ("huge-schema-message", b'{"seq": {seq}, "result": {"card_table": "' + b"x" * 3_000_000 + b'"}}', "(3,000,0"),
     ("error-lone-surrogate", b'{"seq": {seq}, "error": "boom \\ud800"}', "reported an error: boom \\ud800"),
     ("error-not-string", b'{"seq": {seq}, "error": ["x"]}', "answer-error"),
     ("result-lone-surrogate", b'{"seq": {seq}, "result": {"card_table": [{"id": "\\udfff"}]}}', "the result holds a lone surrogate (\\udfff)"),
@@ -170,7 +174,8 @@ def test_hostile_answer_line_is_errored_with_a_message(template: bytes, words: s
 
 
 PER_CASE_OUTPUTS: list[tuple[str, bytes, int, str]] = [
-    ("nested-arrays", NESTED, 0, "nested too deeply"),
+    ("nested-arrays", NESTED, 0, "nested deeper than 64 levels"),
+    ("nested-985", b'{"card_table": [' + b"[" * 985 + b"]" * 985 + b"]}", 0, "nested deeper than 64 levels"),
     ("duplicate-key", b'{"card_table": [], "card_table": []}', 0, "duplicate key 'card_table'"),
     ("lone-surrogate", b'{"card_table": [{"id": "\\ud800"}]}', 0, "lone surrogate"),
     ("invalid-utf8", b"\xff\xfe{}", 0, "not UTF-8 (byte 0)"),
@@ -229,7 +234,7 @@ HANDSHAKES: list[tuple[str, bytes, str]] = [
     ("extra-key", json.dumps({**HELLO, "seq": 1}).encode(), "seq"),
     ("duplicate-roles", b'{"protocol": 1, "implementation": {"name": "x", "version": "1"}, "roles": [], "roles": ["reader"]}', "duplicate key 'roles'"),
     ("lone-surrogate-name", b'{"protocol": 1, "implementation": {"name": "\\ud800", "version": "1"}, "roles": ["reader"]}', "lone surrogate"),
-    ("nested", NESTED, "nested too deeply"),
+    ("nested", NESTED, "nested deeper than 64 levels"),
     ("array", b"[]", "handshake"),
     ("not-utf8", b"\xff", "not UTF-8"),
     ("not-json", b"adapter v0 starting", "not JSON"),
@@ -378,3 +383,81 @@ def test_all_in_parallel_gives_the_serial_results() -> None:
     assert {k: v[0] for k, v in parallel.items()} == {k: v[0] for k, v in serial.items()}
     assert parallel[TARGET][1].startswith("answered seq true, expected ")  # seqs differ per process
 
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_every_report_is_written_whatever_the_answers(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, isolate: bool
+) -> None:
+    """Every reader case gets another hostile answer: the CLI writes the JSON, JUnit and
+    Markdown reports and the failure files, prints its lines, and exits 1."""
+    from conformance import schemas as schema_module
+    from runner.cli import Exit as ExitCode
+    from runner.cli import main
+
+    order: list[str] = []
+
+    def persistent(message: dict[str, Any], seq: Any, served: int) -> list[Event]:
+        _, template, _ = LINES[served % len(LINES)]
+        order.append(str(served))
+        return [Out(_fill(template, seq, result_of(message)) + b"\n")]
+
+    counter = iter(range(10_000))
+
+    def per_case(request: Any) -> list[Event]:
+        _, output, code, _ = PER_CASE_OUTPUTS[next(counter) % len(PER_CASE_OUTPUTS)]
+        return [Out(output), Exit(code)]
+
+    behaviour = Behaviour(persistent=persistent, per_case=per_case)
+    monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
+    paths = {name: tmp_path / name for name in ("r.json", "j.xml", "m.md")}
+    code = main([
+        "run", "--role", "reader", "--report-json", str(paths["r.json"]), "--junit", str(paths["j.xml"]),
+        "--markdown", str(paths["m.md"]), "--save-failures", str(tmp_path / "saved"),
+        *(["--isolate"] if isolate else []),
+    ])
+    assert code == ExitCode.FAILED
+    data = json.loads(paths["r.json"].read_text(encoding="utf-8"))
+    assert schema_module.first_problem("report", data) is None
+    assert data["verdict"]["conforming"] is False
+    assert {r["status"] for r in data["results"]} <= {"errored", "failed", "passed"}
+    assert paths["j.xml"].stat().st_size and paths["m.md"].stat().st_size
+    assert len(list((tmp_path / "saved").iterdir())) >= len(data["results"]) // 2
+
+
+def test_handshake_that_changes_on_restart_is_not_believed() -> None:
+    """An implementation that exits quietly between cases and comes back with fewer roles
+    does not get the rest of the run skipped: the changed handshake errs the case."""
+    from runner.adapter import ProcessLauncher
+    from tests.fakes.scripted import ScriptedProcess
+
+    hellos = iter([HELLO])  # the first process says both roles, every later one "writer"
+
+    def spawn(argv: Any) -> Any:
+        return ScriptedProcess(Behaviour(
+            hello=[Out(line(next(hellos, {**HELLO, "roles": ["writer"]})))],
+            persistent=lambda m, seq, served: [*persistent_right(m, seq), Exit(0)],  # quiet exit
+        ))
+
+    options = Options(argv=("scripted",), timeout=1.0, start_timeout=3.0)
+    execution = execute.run_cases(
+        cases(), options, load_spec(), launcher=ProcessLauncher(("scripted",), 3.0, spawn=spawn)
+    )
+    got = results(execution)
+    assert got[IDS[0]] == ("passed", "")
+    assert "skipped" not in {value[0] for value in got.values()}, got
+    assert "the handshake changed within the run" in got[IDS[1]][1]
+
+
+def test_verdict_line_names_skipped_cases(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A writer-only implementation that passes its cases conforms, and the verdict line says
+    how many cases were skipped; with reader cases only, it does not conform."""
+    from runner.cli import main
+
+    behaviour = Behaviour(hello=[Out(line({**HELLO, "roles": ["writer"]}))])
+    monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
+    assert main(["run", "--case", "flicker-keeps-id", "--case", TARGET]) == 0
+    out = capsys.readouterr().out
+    assert "verdict: CONFORMING (1 case(s) skipped: roles the implementation does not support)" in out
+    assert main(["run", "--case", TARGET]) == 1
+    assert "verdict: NOT CONFORMING: no case was judged (every case was skipped or errored)" in capsys.readouterr().out

@@ -80,7 +80,16 @@ def test_crash_that_a_fresh_process_repeats() -> None:
         persistent_answer=on_target(crashed("exited (status 3) during the case", earlier=2)),
         per_case_answer=on_target(crashed("exit status 3")),
     )
-    assert reasons(run(fake))[TARGET].endswith("(crashes in a fresh process too)")
+    assert reasons(run(fake))[TARGET].endswith("(crashes in a fresh process too: exit status 3)")
+
+
+def test_timeouts_are_not_called_crashes() -> None:
+    """F9: a hang that a fresh process repeats times out there too; it does not "crash"."""
+    hang = crashed("timed out after 1 s", earlier=2, timed_out=True)
+    both = FakeLauncher(persistent_answer=on_target(hang), per_case_answer=on_target(hang))
+    assert reasons(run(both))[TARGET] == "timed out after 1 s (times out in a fresh process too)"
+    then_crash = FakeLauncher(persistent_answer=on_target(hang), per_case_answer=on_target(crashed("exit status 2")))
+    assert reasons(run(then_crash))[TARGET] == "timed out after 1 s (crashes in a fresh process: exit status 2)"
 
 
 def test_fresh_process_that_answers_wrong_is_not_called_a_pass() -> None:

@@ -57,6 +57,7 @@ TARGETED = [
     ("huge-stdout", "", "errored", "16,777,216 bytes"),
     ("close-stdin", "", "passed", ""),
     ("close-stdout-and-stay", "", "errored", "timed out after 1 s"),
+    ("blank-flood", "", "errored", "timed out after 1 s|16,777,216 bytes"),
 ]
 PER_CASE_DIFFERS: dict[str, str] = {
     # two answers are two JSON documents: not JSON
@@ -80,6 +81,14 @@ def test_targeted_fault_is_classified_and_contained(
         assert re.search(words, message), message
     others = {case: value[0] for case, value in clean.items() if case != TARGET}
     assert {case: value[0] for case, value in results.items()} == others
+
+
+def test_endless_second_answers_are_bounded_by_the_case_limit(tmp_path: Path) -> None:
+    """Second answers to the first request, without end, in place of the target's answer: the
+    target times out, the first case is marked, the run ends."""
+    results = _by_case(_run(tmp_path, "repeat-flood"))
+    assert results[CASES[0]] == ("errored", "answered the same request twice")
+    assert results[TARGET][0] == "errored" and "timed out after 1 s" in results[TARGET][1]
 
 
 def test_crash_at_start_errors_every_case_with_the_exit_status(tmp_path: Path) -> None:

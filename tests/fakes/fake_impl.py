@@ -147,6 +147,22 @@ def fault(line: bytes) -> int | None:
             if ARG == "hang":
                 time.sleep(3600)
             out(line)
+        case "blank-flood":  # endless blank lines: no answer, ever
+            while True:
+                out(b"\n" * 4096)
+        case "repeat-flood":  # endless second answers to the first request
+            while True:
+                out(b'{"seq": 1, "rejected": "again"}\n' * 64)
+        case "mess-workdir":  # a folder without permissions, the folder itself moved away
+            os.makedirs("locked/deeper")
+            with open("locked/deeper/file", "w", encoding="utf-8") as handle:
+                handle.write("x")
+            os.chmod("locked/deeper", 0)
+            os.chmod("locked", 0)
+            here = os.getcwd()
+            os.rename(here, here + "-moved")
+            os.symlink("/", here)
+            out(line)
         case "close-stdout-and-stay":
             sys.stdout.flush()
             os.close(1)
@@ -216,7 +232,8 @@ FAULTS = {
     "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
-    "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild",
+    "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
+    "repeat-flood", "mess-workdir",
 }
 
 #: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
