@@ -224,3 +224,27 @@ def test_a_messed_up_folder_is_still_removed(tmp_path: Path, isolate: bool) -> N
     assert done.returncode == Exit.OK, done.stdout + done.stderr
     assert not list(scratch.iterdir())
     assert Path("/").is_dir() and Path("/proc").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("extra", "signum"), [([], signal.SIGTERM), (["-n", "2"], signal.SIGKILL)], ids=["SIGTERM", "xdist-SIGKILL"]
+)
+def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, extra: list[str], signum: int) -> None:
+    """Under the pytest plugin too, killing pytest (SIGTERM is not handled by pytest; SIGKILL
+    of the xdist controller) leaves no implementation process and no folder."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    pid_file = tmp_path / "pids"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", str(Path(__file__).resolve().parent.parent / "conformance"),
+         "--impl", f"{sys.executable} {FAKE} setsid-grandchild hang", "-k", TARGET, "-p", "no:cacheprovider",
+         "-q", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pid_file)},
+    )
+    assert _wait_for(lambda: len(_pids(pid_file)) >= 2), proc.stderr
+    proc.send_signal(signum)
+    proc.communicate(timeout=60)
+    pids = _pids(pid_file)
+    assert _wait_for(lambda: not [pid for pid in pids if _running(pid)]), "a process outlived pytest"
+    assert _wait_for(lambda: not _leftovers(scratch)), _leftovers(scratch)

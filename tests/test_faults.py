@@ -83,6 +83,17 @@ def test_targeted_fault_is_classified_and_contained(
     assert {case: value[0] for case, value in results.items()} == others
 
 
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_one_output_limit_for_both_modes(tmp_path: Path, isolate: bool) -> None:
+    """16 MiB of answer (its newline not counted) is read in either mode; one byte more is
+    `wrote more than 16,777,216 bytes` in either mode."""
+    mode = ["--isolate"] if isolate else []
+    exact = _by_case(_run(tmp_path, "pad", *mode, arg="0"))
+    over = _by_case(_run(tmp_path, "pad", *mode, "--quiet", arg="1"))
+    assert exact[TARGET] == ("passed", "")
+    assert over[TARGET][0] == "errored" and "wrote more than 16,777,216 bytes" in over[TARGET][1]
+
+
 def test_endless_second_answers_are_bounded_by_the_case_limit(tmp_path: Path) -> None:
     """Second answers to the first request, without end, in place of the target's answer: the
     target times out, the first case is marked, the run ends."""

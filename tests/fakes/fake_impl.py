@@ -163,6 +163,9 @@ def fault(line: bytes) -> int | None:
             os.rename(here, here + "-moved")
             os.symlink("/", here)
             out(line)
+        case "pad":  # the right answer, padded with spaces to 16 MiB + ARG bytes before its newline
+            body = line.rstrip(b"\n")
+            out(body + b" " * ((16 << 20) + int(ARG or 0) - len(body)) + b"\n")
         case "close-stdout-and-stay":
             sys.stdout.flush()
             os.close(1)
@@ -233,7 +236,7 @@ FAULTS = {
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
     "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
-    "repeat-flood", "mess-workdir",
+    "repeat-flood", "mess-workdir", "pad",
 }
 
 #: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
