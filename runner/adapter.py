@@ -195,11 +195,12 @@ class Persistent:
 
     def __init__(
         self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
-        pin: Pin | None = None,
+        pin: Pin | None = None, stop_grace: float = STOP_GRACE,
     ) -> None:
         self._argv = list(argv)
         self._spawn = spawn
         self._pin = pin or Pin()
+        self._stop_grace = stop_grace
         self._start_timeout = start_timeout
         self._proc: Process | None = None
         self._seq = itertools.count(1)
@@ -361,7 +362,7 @@ class Persistent:
             return
         try:
             if stop and not proc.exited() and proc.send(b'{"cmd":"stop"}\n', close=True):
-                self._drain_after_stop(proc, time.monotonic() + STOP_GRACE)
+                self._drain_after_stop(proc, time.monotonic() + self._stop_grace)
         finally:
             proc.kill()
 

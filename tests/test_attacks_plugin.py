@@ -16,7 +16,8 @@ FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 
 @pytest.mark.parametrize("extra", [[], ["-n", "2"], ["--isolate"]], ids=["serial", "xdist", "isolate"])
 def test_hostile_lines_err_items_and_never_the_session(pytester: pytest.Pytester, extra: list[str]) -> None:
-    result = pytester.runpytest_subprocess(
+    run = pytester.runpytest_subprocess if "-n" in extra else pytester.runpytest
+    result = run(
         str(ROOT / "conformance"), "--impl", f"{sys.executable} {FAKE} hostile-lines",
         "-k", "reader-rejects or reader-quoted", "-p", "no:cacheprovider", "-q", "--timeout-multiplier", "0.5", *extra,
     )
