@@ -191,15 +191,30 @@ def marked_processes(mark: str, *, prefix: bool = False) -> Iterator[int]:
 
 
 def kill_marked(mark: str, *, prefix: bool = False) -> None:
-    """SIGKILL every process carrying the mark, until none is left (bounded)."""
-    for _ in range(50):
+    """SIGKILL every process carrying the mark until none is left, and wait (bounded, 2 s)
+    until each one killed is gone or a zombie: when this returns, none runs any more."""
+    killed: set[int] = set()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
         pids = [pid for pid in marked_processes(mark, prefix=prefix) if pid != os.getpid()]
-        if not pids:
-            return
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
+        killed.update(pids)
+        killed = {pid for pid in killed if _still_running(pid)}
+        if not pids and not killed:
+            return
         time.sleep(0.002)
+
+
+def _still_running(pid: int) -> bool:
+    """Alive and not yet a zombie (a zombie runs nothing; its parent, or PID 1, reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
 
 
 def _over(output: bytearray) -> bool:
