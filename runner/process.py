@@ -176,7 +176,11 @@ def _alive(pid: int) -> bool:
 def marked_processes(mark: str, *, prefix: bool = False) -> Iterator[int]:
     """The PIDs of live processes whose environment holds CARDID_RUN=<mark> (or <mark>.*)."""
     wanted = f"{MARK}={mark}".encode()
-    for entry in os.scandir("/proc"):
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:  # no /proc (not Linux): the process group is all there is to end
+        return
+    for entry in entries:
         if not entry.name.isdigit():
             continue
         try:
@@ -256,7 +260,7 @@ class Process:
             os.set_blocking(fd, False)
         try:
             self._pidfd: int | None = os.pidfd_open(self.pid)
-        except OSError:  # pragma: no cover - Linux before 5.3: exits are polled instead
+        except (OSError, AttributeError):  # pragma: no cover - not Linux 5.3+: exits are polled
             self._pidfd = None
         self.returncode: int | None = None
         self._exited_at: float | None = None

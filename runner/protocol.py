@@ -133,7 +133,11 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
         return Problem(f"{what} is not JSON ({printable(str(exc))[:200]}): {quote(data)}")
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
         return Problem(f"{what} is not usable JSON: {type(exc).__name__}")
-    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and _deeper_than(value, MAX_DEPTH):
+    if (
+        type(value) in (dict, list)
+        and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+        and _deeper_than(value, MAX_DEPTH)
+    ):
         return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     if scalars:
         return _scalars_only(value, data, what)
@@ -141,18 +145,18 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """Whether containers nest deeper than `limit`: walked level by level, containers only."""
+    level = [value]
+    depth = 1
+    while level:
         if depth > limit:
             return True
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            below += [child for child in children if type(child) is dict or type(child) is list]
+        level = below
+        depth += 1
     return False
 
 
