@@ -310,17 +310,23 @@ class Persistent:
                                            output=data, protocol_only=True, earlier=earlier)
                     self._answered[seq] = request.tag
                     return protocol.reply_answer(reply, proc.stderr_tail(), time.monotonic() - began)
-                case Ended():
+                case Ended(data=rest):
                     code = proc.wait_exit(deadline)
+                    unended = (
+                        f", after {len(rest):,} bytes without a newline (a line ends with \\n, C-5)"
+                        if rest.strip() else ""
+                    )
                     if code is None:
                         if STOP.is_set():
                             return self._crash("stopped: the run was interrupted", began)
                         return self._crash(
                             f"closed its standard output without exiting; timed out after "
-                            f"{request.timeout:g} s", began, timed_out=True, earlier=earlier,
+                            f"{request.timeout:g} s{unended}", began, timed_out=True,
+                            earlier=earlier, output=rest,
                         )
                     how = f"killed by signal {-code}" if code < 0 else f"status {code}"
-                    return self._crash(f"exited ({how}) during the case", began, earlier=earlier)
+                    return self._crash(f"exited ({how}) during the case{unended}", began,
+                                       earlier=earlier, output=rest)
                 case TimedOut(writing=writing):
                     how = " (it had not read the whole request)" if writing else ""
                     return self._crash(f"timed out after {request.timeout:g} s{how}", began,

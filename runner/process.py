@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,22 +175,25 @@ def _alive(pid: int) -> bool:
 
 def marked_processes(mark: str, *, prefix: bool = False) -> Iterator[int]:
     """The PIDs of live processes whose environment holds CARDID_RUN=<mark> (or <mark>.*)."""
-    wanted = f"{MARK}={mark}".encode()
     try:
-        entries = list(os.scandir("/proc"))
+        names = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
     except OSError:  # no /proc (not Linux): the process group is all there is to end
         return
-    for entry in entries:
-        if not entry.name.isdigit():
-            continue
+    yield from marked_processes_among([int(name) for name in names], mark, prefix=prefix)
+
+
+def marked_processes_among(pids: Iterable[int], mark: str, *, prefix: bool) -> Iterator[int]:
+    """Those of `pids` whose environment holds the mark."""
+    wanted = f"{MARK}={mark}".encode()
+    for pid in pids:
         try:
-            with open(f"/proc/{entry.name}/environ", "rb") as handle:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
                 environ = handle.read()
         except OSError:
             continue
         for variable in environ.split(b"\0"):
             if variable == wanted or prefix and variable.startswith(wanted + b"."):
-                yield int(entry.name)
+                yield pid
                 break
 
 
@@ -202,13 +205,29 @@ def kill_marked(mark: str, *, prefix: bool = False) -> None:
     while time.monotonic() < deadline:
         pids = [pid for pid in marked_processes(mark, prefix=prefix) if pid != os.getpid()]
         for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
+            _kill_if_marked(pid, mark, prefix=prefix)
         killed.update(pids)
         killed = {pid for pid in killed if _still_running(pid)}
         if not pids and not killed:
             return
         time.sleep(0.002)
+
+
+def _kill_if_marked(pid: int, mark: str, *, prefix: bool) -> None:
+    """SIGKILL the process if it still carries the mark. Through a pidfd where there is one:
+    the PID cannot then be reused by an unrelated process between the check and the kill."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        return
+    try:
+        if pid in set(marked_processes_among([pid], mark, prefix=prefix)):
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
 
 
 def _still_running(pid: int) -> bool:

@@ -249,3 +249,21 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, ex
     pids = _pids(pid_file)
     assert _wait_for(lambda: not [pid for pid in pids if _running(pid)]), "a process outlived pytest"
     assert _wait_for(lambda: not _leftovers(scratch)), _leftovers(scratch)
+
+
+def test_only_marked_processes_are_killed() -> None:
+    """A process without the mark (or with another run's) is never killed by the mark scan."""
+    from runner.process import _kill_if_marked, kill_marked
+
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                 env={**os.environ, "CARDID_RUN": "someone-else.1"})
+    try:
+        kill_marked("someone-else.2")
+        kill_marked("someone", prefix=True)
+        _kill_if_marked(bystander.pid, "someone-else.3", prefix=False)
+        assert bystander.poll() is None
+        kill_marked("someone-else", prefix=True)
+        assert bystander.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        bystander.kill()
+        bystander.wait()

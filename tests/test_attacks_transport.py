@@ -461,3 +461,10 @@ def test_verdict_line_names_skipped_cases(tmp_path: Any, monkeypatch: pytest.Mon
     assert "verdict: CONFORMING (1 case(s) skipped: roles the implementation does not support)" in out
     assert main(["run", "--case", TARGET]) == 1
     assert "verdict: NOT CONFORMING: no case was judged (every case was skipped or errored)" in capsys.readouterr().out
+
+
+def test_answer_without_its_newline_then_exit_says_so() -> None:
+    """A last line without its newline is no line (C-5): the message says what came."""
+    execution = run(on_target(lambda m, seq: [Out(line({"seq": seq, "result": result_of(m)})[:-1]), Exit(0)]))
+    assert "exited (status 0) during the case, after" in results(execution)[TARGET][1]
+    assert "bytes without a newline" in results(execution)[TARGET][1]
