@@ -10,6 +10,12 @@ descendants unless they clear their environment. Ending a process ends its proce
 every process still carrying its token (a grandchild that called `setsid` left the group but not
 the token); a watchdog (runner/watchdog.py) does the same for the whole run if the runner itself
 dies, even by SIGKILL, and removes the temporary folders it leaves.
+
+Why not PR_SET_CHILD_SUBREAPER and PR_SET_PDEATHSIG: a subreaper runner (and any pytest
+process running the plugin) would adopt every orphan of every subprocess it ever starts, its
+own or a test's; a parent-death signal reaches the direct child only (not an `sh -c` wrapper's
+children, nor a `setsid` grandchild) and needs a `preexec_fn`, which is unsafe in a process
+with threads (-j N). The mark reaches every descendant, and only those of this run.
 """
 
 from __future__ import annotations
