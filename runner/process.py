@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from runner.protocol import printable
 from runner.stop import STOP
 
 #: What the runner keeps of one answer on standard output, in both modes; more is a crash.
@@ -530,7 +531,7 @@ class Process:
         data = b"".join(self._stderr)[-STDERR_TAIL:]
         self._stderr.clear()
         self._stderr_size = 0
-        return data.decode("utf-8", errors="replace")
+        return printable(data.decode("utf-8", errors="replace"), lines=True)
 
     # Ending.
 

@@ -89,13 +89,24 @@ def quote(data: bytes | str, size: int = QUOTE) -> str:
     return text + ("..." if len(data) > size else "")
 
 
-def printable(text: str) -> str:
-    """The text with each lone surrogate (which no UTF-8 file or terminal takes) escaped."""
+#: Control characters: a terminal obeys them (ESC [2J clears it), XML cannot hold them.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROLS_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """An implementation's text made safe to print and to store: each lone surrogate (which
+    no UTF-8 file or terminal takes) and each control character (which a terminal obeys and
+    XML cannot hold; newlines and tabs kept with `lines`) shown as its escape."""
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return text
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return (_CONTROLS_BUT_LINES if lines else _CONTROLS).sub(_escape, text)
 
 
 def _lone_surrogate(value: Any) -> str | None:
@@ -194,8 +205,8 @@ def parse_hello(line: bytes) -> Hello | Problem:
             f"{problem.where()}: {printable(problem.message)[:200]}: {quote(line)}"
         )
     return Hello(
-        name=message["implementation"]["name"],
-        version=message["implementation"]["version"],
+        name=printable(message["implementation"]["name"]),
+        version=printable(message["implementation"]["version"]),
         roles=tuple(message["roles"]),
     )
 

@@ -468,3 +468,34 @@ def test_answer_without_its_newline_then_exit_says_so() -> None:
     execution = run(on_target(lambda m, seq: [Out(line({"seq": seq, "result": result_of(m)})[:-1]), Exit(0)]))
     assert "exited (status 0) during the case, after" in results(execution)[TARGET][1]
     assert "bytes without a newline" in results(execution)[TARGET][1]
+
+
+def test_control_characters_reach_neither_the_terminal_nor_the_xml(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Escapes and NULs in an error message, in standard error, in a rejection and in the
+    handshake's name are printed as escapes: the terminal gets no ESC, the JUnit file parses."""
+    import xml.etree.ElementTree as ET
+
+    from runner.cli import main
+
+    def hostile(message: dict[str, Any], seq: Any, served: int) -> list[Event]:
+        if served == 0:
+            return [Err(b"\x00\x1b[2J\x07 boom\r\n"), Out(b'{"seq": %d, "error": "bad \\u0000 \\u001b[2J \\u0085"}\n' % seq)]
+        if served == 1:
+            return [Out(b'{"seq": %d, "rejected": "no\\u001b]0;owned\\u0007"}\n' % seq)]
+        return persistent_right(message, seq)
+
+    hello = {**HELLO, "implementation": {"name": "evil\u001b[31m", "version": "\u0000"}}
+    behaviour = Behaviour(hello=[Out(line(hello))], persistent=hostile)
+    monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
+    junit, markdown, report = tmp_path / "j.xml", tmp_path / "m.md", tmp_path / "r.json"
+    main(["run", *(o for c in IDS for o in ("--case", c)), "--junit", str(junit),
+          "--markdown", str(markdown), "--report-json", str(report)])
+    captured = capsys.readouterr()
+    assert "\x1b" not in captured.out + captured.err and "\x00" not in captured.out
+    assert "reported an error: bad \\x00 \\x1b[2J \\x85" in captured.out
+    assert "stderr: \\x00\\x1b[2J\\x07 boom\\x0d" in captured.out
+    ET.parse(junit)
+    assert "\x1b" not in markdown.read_text(encoding="utf-8")
+    assert json.loads(report.read_text(encoding="utf-8"))["implementation"]["name"] == "evil\\x1b[31m"

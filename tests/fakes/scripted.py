@@ -35,6 +35,7 @@ from runner.process import (
     TooLong,
     _over,
 )
+from runner.protocol import printable
 from runner.stop import STOP
 
 # Events.
@@ -321,7 +322,7 @@ class ScriptedProcess:
 
     def stderr_tail(self) -> str:
         data, self._stderr = bytes(self._stderr[-8192:]), bytearray()
-        return data.decode("utf-8", errors="replace")
+        return printable(data.decode("utf-8", errors="replace"), lines=True)
 
     def interrupt(self) -> None:
         self.returncode = -9 if self.returncode is None else self.returncode
