@@ -208,7 +208,8 @@ def run_cases(
             spare.append(probe)
         else:
             probe.close()
-            isolate, fallback = True, started or "no handshake"
+            if not STOP.is_set():  # an interrupted handshake is no reason to change modes
+                isolate, fallback = True, started or "no handshake"
     local = threading.local()
     workers: list[Worker] = []
     lock = threading.Lock()

@@ -258,7 +258,13 @@ class Process:
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
         self.mark = _TOKEN.next()
-        self._workdir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.mark}-")
+        try:
+            self._workdir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.mark}-")
+        except OSError as exc:
+            raise UsageError(
+                f"cannot create a temporary folder for the implementation: {exc.strerror or exc}",
+                hint="check TMPDIR",
+            ) from None
         try:
             self.popen = subprocess.Popen(  # an argv list: never through a shell
                 list(argv),
@@ -270,10 +276,10 @@ class Process:
                 start_new_session=True,
                 bufsize=0,
             )
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
             shutil.rmtree(self._workdir, ignore_errors=True)
             raise UsageError(
-                f"cannot start implementation {argv[0]!r}: {exc.strerror or exc}",
+                f"cannot start implementation {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}",
                 hint="check the --impl command; it is run directly, not through a shell",
             ) from None
         self.started = time.monotonic()

@@ -206,3 +206,16 @@ def test_unsupported_role_is_skipped_and_a_run_of_skips_is_not_conforming(tmp_pa
     assert code == Exit.FAILED
     assert data["verdict"]["conforming"] is False
     assert {r["status"] for r in data["results"]} == {"skipped"}
+
+
+def test_interruption_during_the_handshake_is_not_a_fallback() -> None:
+    """STOP set while the probe shakes hands: no note about persistent mode being unavailable."""
+
+    class Interrupted(FakeLauncher):
+        def persistent(self) -> Any:
+            adapter = super().persistent()
+            adapter.start = lambda: (STOP.set(), "stopped: the run was interrupted")[1]  # type: ignore[method-assign]
+            return adapter
+
+    execution = run(Interrupted())
+    assert execution.interrupted and execution.fallback_reason is None and execution.mode == "persistent"
