@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any, Self
 
 from conformance import console, report, schemas, suite
-from conformance.cases import Case, Corpus, case_files
+from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
-from conformance.known import KnownFailures, apply_known_failures, load_known_failures
+from conformance.known import apply_known_failures, load_known_failures
 from conformance.lint import lint
 from conformance.markdown import to_markdown
 from conformance.outcome import CaseBug, Outcome
@@ -109,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "list":
                 return _list(args)
             case "run":
-                return _run(args)
+                with _SIGNALS:  # from loading to the last report written
+                    return _run(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return Exit.INTERRUPTED
@@ -197,25 +198,10 @@ def _run(args: argparse.Namespace) -> int:
     selected = _selection(args).apply(corpus.cases)
     if not selected and not corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
-    command = args.impl or "cardid reference"
-    resumed = _resumed(args.resume, command, spec) if args.resume else {}
-    with _Signals() as signals:
-        return _run_and_report(args, spec, corpus, selected, resumed, known, options, signals)
-
-
-def _run_and_report(
-    args: argparse.Namespace,
-    spec: Spec,
-    corpus: Corpus,
-    selected: Sequence[Case],
-    resumed: dict[str, Outcome],
-    known: KnownFailures | None,
-    options: execute.Options,
-    signals: _Signals,
-) -> int:
     cases_by_id = {case.id: case for case in corpus.cases}
     rerun = {case.id: _rerun_command(args, case.id) for case in selected}
     command = args.impl or "cardid reference"
+    resumed = _resumed(args.resume, command, spec) if args.resume else {}
     to_run = [case for case in selected if case.id not in resumed]
     progress = Progress(len(to_run))
     try:
@@ -268,7 +254,7 @@ def _run_and_report(
             else "; pass --report-json next time to be able to resume"
         )
         print(f"interrupted: {finished} of {len(selected)} cases finished{where}", file=sys.stderr)
-        return 128 + (signals.first or signal.SIGINT)
+        return 128 + (_SIGNALS.first or signal.SIGINT)
     conforming = report.verdict(outcomes).conforming
     return Exit.OK if conforming and not problems else Exit.FAILED
 
@@ -286,6 +272,7 @@ class _Signals:
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> Self:
+        self.first = None
         STOP.clear()
         if threading.current_thread() is threading.main_thread():
             for signum in self.SIGNALS:
@@ -300,7 +287,11 @@ class _Signals:
     def __exit__(self, *exc: object) -> None:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
+        self._previous.clear()
         STOP.clear()
+
+
+_SIGNALS = _Signals()
 
 
 def _resumed(path: Path, command: str, spec: Spec) -> dict[str, Outcome]:
