@@ -37,7 +37,7 @@ from conformance.spec import Spec, load_spec
 from reference.adapter import answer
 from reference.errors import RequestError
 from runner import execute
-from runner.adapter import Persistent
+from runner.adapter import Persistent, Request
 from runner.loading import load_cases
 
 NULL_IMPL = ROOT / "bench" / "null_impl.py"
@@ -235,7 +235,8 @@ def round_trips(
                 spent["bare"] += clock() - began
                 began = clock()
                 answers[index] = session.run(
-                    case.request_bytes(), case.role, execute.DEFAULT_TIMEOUT
+                    Request(tag=case.id, role=case.role, payload=case.request_bytes(),
+                            timeout=execute.DEFAULT_TIMEOUT)
                 )
                 spent["runner"] += clock() - began
                 began = clock()
@@ -403,7 +404,9 @@ def growth_worker(path: Path) -> None:
 
     def run_once() -> tuple[float, float]:
         began = time.perf_counter()
-        got = session.run(case.request_bytes(), "writer", 600.0)
+        got = session.run(
+            Request(tag=case.id, role="writer", payload=case.request_bytes(), timeout=600.0)
+        )
         answered = time.perf_counter()
         outcome = judge(case, got, spec)
         judged = time.perf_counter()

@@ -1,34 +1,28 @@
-"""What an implementation gave back for one request, before anyone judges it."""
+"""What an implementation gave back for one request, before anyone judges it.
+
+Answers hold decoded data only: the transport (runner/protocol.py) is the one place that turns
+an implementation's bytes into JSON values, and everything after it works on values.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-#: `Answered.decoded` when the result is still only bytes.
-NOT_DECODED: Any = object()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Answered:
-    """The implementation answered (exit status 0, or a `result` line).
+    """The implementation answered (exit status 0, or a `result` line): `result` is the decoded
+    JSON object, not yet checked against the role's result schema."""
 
-    In per-case mode the result is `output`, the bytes as written. In persistent mode the
-    protocol line was decoded already, and the result is `decoded`: encoding it again only to
-    decode it once more for judging doubled the cost of a long game's answer.
-    """
-
-    output: bytes = b""
+    result: Any
     stderr: str = ""
     seconds: float = 0.0
-    decoded: Any = field(default=NOT_DECODED, repr=False, compare=False)
 
     def raw(self) -> bytes:
         """The result as JSON bytes, for failure reports."""
-        if self.decoded is NOT_DECODED:
-            return self.output
-        return json.dumps(self.decoded, ensure_ascii=False).encode()
+        return json.dumps(self.result, ensure_ascii=False).encode()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,13 +36,20 @@ class Rejected:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Crashed:
-    """The implementation died, hung, or broke the protocol; `reason` says which."""
+    """The implementation died, hung, or broke the protocol; `reason` says which.
+
+    `protocol_only` marks breaches only persistent mode can show (a wrong `seq`, a malformed
+    answer line): a fresh per-case process has nothing to repeat them with. `earlier` counts the
+    requests the same process had answered before this one.
+    """
 
     reason: str
     output: bytes = b""
     stderr: str = ""
     seconds: float = 0.0
     timed_out: bool = False
+    protocol_only: bool = False
+    earlier: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

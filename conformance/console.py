@@ -98,9 +98,14 @@ def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: 
         if v.should_failures:
             word += f" (with {v.should_failures} SHOULD warnings)"
     else:
-        word = f"NOT CONFORMING: {v.must_failures} MUST case(s) failed"
+        reasons = [f"{v.must_failures} MUST case(s) failed"] if v.must_failures or v.judged else []
+        if v.judged == 0:
+            reasons.append("no case was judged (every case was skipped or errored)")
         if any(isinstance(o, CaseBug) for o in outcomes):
-            word += "; the corpus has case bugs"
+            reasons.append("the corpus has case bugs")
+        word = "NOT CONFORMING: " + "; ".join(reasons)
+    if counts["skipped"] and v.conforming:
+        word += f" ({counts['skipped']} case(s) skipped: roles the implementation does not support)"
     lines.append(f"verdict: {word} against card-identity spec {spec.version}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")

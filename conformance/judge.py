@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any
+import dataclasses
 
 from conformance import collector, schemas
-from conformance.answer import NOT_DECODED, Answer, Answered, Crashed, Rejected, Unsupported
+from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from conformance.cases import Case, Rejection
 from conformance.compare import Difference, compare_reader, compare_writer
 from conformance.outcome import Errored, Failed, Outcome, Passed, Skipped
@@ -36,27 +35,11 @@ def _judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
                 spec,
                 seconds,
             )
-        case Answered(stderr=stderr, seconds=seconds):
-            return _judge_output(case, answer, stderr, seconds, spec)
+        case Answered():
+            return _judge_result(case, answer, spec)
 
 
-def _judge_output(case: Case, answer: Answered, stderr: str, seconds: float, spec: Spec) -> Outcome:
-    try:
-        result: Any = (
-            json.loads(answer.output.decode("utf-8"))
-            if answer.decoded is NOT_DECODED
-            else answer.decoded
-        )
-    except UnicodeDecodeError as exc:
-        return Errored(
-            case_id=case.id, level=case.level, reason=f"output is not UTF-8 (byte {exc.start})",
-            stderr=stderr, seconds=seconds,
-        )
-    except ValueError as exc:
-        return Errored(
-            case_id=case.id, level=case.level, reason=f"output is not JSON: {exc}",
-            stderr=stderr, seconds=seconds,
-        )
+def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
     if isinstance(case.expectation, Rejection):
         if case.role == "reader":
             rule, why = "TXT-2", "the text is invalid"
@@ -66,33 +49,44 @@ def _judge_output(case: Case, answer: Answered, stderr: str, seconds: float, spe
             case,
             [Difference(rule=rule, message=f"answered, but {why} and must be rejected")],
             spec,
-            seconds,
+            answer.seconds,
         )
-    problem = schemas.first_problem(f"{case.role}-output", result)
+    problem = schemas.first_problem(f"{case.role}-output", answer.result)
     if problem is not None:
         return Errored(
             case_id=case.id,
             level=case.level,
             reason=f"output does not match schema/{case.role}-output.schema.json at "
-            f"{problem.where()}: {problem.message}",
-            stderr=stderr,
-            seconds=seconds,
+            f"{_short(problem.where())}: {_short(problem.message)}",
+            stderr=answer.stderr,
+            seconds=answer.seconds,
         )
     if case.role == "writer":
-        differences = compare_writer(case, result)
+        differences = compare_writer(case, answer.result)
     else:
-        differences = compare_reader(case, result)
+        differences = compare_reader(case, answer.result)
     if not differences:
-        return Passed(case_id=case.id, seconds=seconds)
-    return _failed(case, differences, spec, seconds)
+        return Passed(case_id=case.id, seconds=answer.seconds)
+    return _failed(case, differences, spec, answer.seconds)
+
+
+#: The longest message a difference or a schema problem keeps: they quote the implementation's
+#: values, which may be megabytes long.
+MESSAGE = 1000
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= MESSAGE else f"{text[:MESSAGE]}... ({len(text):,} characters)"
 
 
 def _failed(case: Case, differences: list[Difference], spec: Spec, seconds: float) -> Failed:
-    levels = tuple(spec.rule(d.rule).level for d in differences)
+    differences = [
+        d if len(d.message) <= MESSAGE else dataclasses.replace(d, message=_short(d.message))
+        for d in differences
+    ]
     return Failed(
         case_id=case.id,
-        level=max(levels),
         differences=tuple(differences),
-        levels=levels,
+        levels=tuple(spec.rule(d.rule).level for d in differences),
         seconds=seconds,
     )

@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from conformance.compare import Difference
 from conformance.spec import Level
+
+
+class Status(StrEnum):
+    """The status of a case, as reports spell it (a StrEnum: each member equals its word)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERRORED = "errored"
+    SKIPPED = "skipped"
+    CASE_BUG = "case-bug"
+    EXPECTED_FAILURE = "expected-failure"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -18,13 +30,22 @@ class Passed:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Failed:
-    """A valid answer that differs from the expectation; `level` is its strongest broken rule's."""
+    """A valid answer that differs from the expectation: one level per difference, and the
+    case counts at the strongest of them (`level`, derived, never stored apart)."""
 
     case_id: str
-    level: Level
     differences: tuple[Difference, ...]
     levels: tuple[Level, ...]
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.differences or len(self.levels) != len(self.differences):
+            raise ValueError("a failed outcome has one level per difference, and at least one")
+
+    @property
+    def level(self) -> Level:
+        """The strongest level among the differences."""
+        return max(self.levels)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,18 +87,18 @@ class ExpectedFailure:
 Outcome = Passed | Failed | Errored | Skipped | CaseBug | ExpectedFailure
 
 
-def status(outcome: Outcome) -> str:
-    """The report's status word for an outcome."""
+def status(outcome: Outcome) -> Status:
+    """The status of an outcome."""
     match outcome:
         case Passed():
-            return "passed"
+            return Status.PASSED
         case Failed():
-            return "failed"
+            return Status.FAILED
         case Errored():
-            return "errored"
+            return Status.ERRORED
         case Skipped():
-            return "skipped"
+            return Status.SKIPPED
         case CaseBug():
-            return "case-bug"
+            return Status.CASE_BUG
         case ExpectedFailure():
-            return "expected-failure"
+            return Status.EXPECTED_FAILURE

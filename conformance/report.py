@@ -32,6 +32,9 @@ class Verdict:
     must_failures: int
     should_failures: int
     known_failures_used: tuple[str, ...] = ()
+    #: Cases judged on an answer (passed or failed, known failures included): a run that judged
+    #: none (every case skipped or errored) says nothing about conformance, and is not conforming.
+    judged: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,11 +69,18 @@ def verdict(outcomes: Sequence[Outcome]) -> Verdict:
     should = sum(1 for level in levels if level is Level.SHOULD)
     used = tuple(o.case_id for o in outcomes if isinstance(o, ExpectedFailure))
     bugs = any(isinstance(o, CaseBug) for o in outcomes)
+    judged = sum(
+        1
+        for o in outcomes
+        if isinstance(o, Passed | Failed)
+        or isinstance(o, ExpectedFailure) and isinstance(o.failure, Failed)
+    )
     return Verdict(
-        conforming=must == 0 and not bugs,
+        conforming=must == 0 and not bugs and judged > 0,
         must_failures=must,
         should_failures=should,
         known_failures_used=used,
+        judged=judged,
     )
 
 
@@ -189,7 +199,7 @@ def outcomes_from_json(data: Mapping[str, Any]) -> dict[str, Outcome]:
                 )
                 levels = tuple(Level[d["level"]] for d in result["differences"])
                 outcomes[case_id] = Failed(
-                    case_id=case_id, level=max(levels), differences=differences, levels=levels,
+                    case_id=case_id, differences=differences, levels=levels,
                     seconds=seconds,
                 )
             case "errored":

@@ -68,12 +68,23 @@ def _registry() -> Registry:
     )
 
 
+def _schema(name: str) -> Any:
+    """`schema/<name>.schema.json`, or one definition in it: `protocol#answer-result` is the
+    `answer-result` entry of protocol.schema.json's `$defs`."""
+    file, _, definition = name.partition("#")
+    if not definition:
+        return _contents()[_uri(file)]
+    if definition not in _contents()[_uri(file)].get("$defs", {}):
+        raise SuiteError(f"schema/{file}.schema.json has no definition {definition!r}")
+    return {"$ref": f"{_uri(file)}#/$defs/{definition}"}
+
+
 @cache
 def validator(name: str) -> jsonschema.protocols.Validator:
-    """Return a validator for `schema/<name>.schema.json`."""
+    """Return a validator for `schema/<name>.schema.json` (or `<name>#<definition>`)."""
     registry = _registry()
-    schema = registry.contents(_uri(name))
-    cls = jsonschema.validators.validator_for(schema)
+    schema = _schema(name)
+    cls = jsonschema.validators.validator_for(_contents()[_uri(name.partition("#")[0])])
     return cls(schema, registry=registry)  # type: ignore[no-any-return]
 
 
@@ -82,7 +93,7 @@ def _fast_validator(name: str) -> Any:
     """The same schema compiled by jsonschema-rs, which only answers valid or not, but fast."""
     contents = _contents()
     registry = jsonschema_rs.Registry(list(contents.items()))
-    return jsonschema_rs.validator_for(contents[_uri(name)], registry=registry)
+    return jsonschema_rs.validator_for(_schema(name), registry=registry)
 
 
 def _surely_valid(name: str, document: Any) -> bool:

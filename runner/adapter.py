@@ -1,322 +1,387 @@
-"""Talking to an implementation through the adapter contract: per-case and persistent modes."""
+"""Talking to an implementation through the adapter contract: per-case and persistent modes.
+
+Both modes are an `Adapter` (start, run one request, close) over the same transport
+(runner/process.py); what an implementation writes is decoded and checked in one place
+(runner/protocol.py). The execution logic (runner/execute.py) sees only the `Launcher` and
+`Adapter` protocols, so that tests drive it with an in-memory fake.
+"""
 
 from __future__ import annotations
 
 import itertools
-import json
 import threading
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
-from conformance import collector, schemas
-from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
-from runner.process import _CHUNK, MAX_OUTPUT, LineReader, Process
+from conformance.answer import Answer, Crashed, Unsupported
+from runner import protocol
+from runner.process import (
+    MAX_OUTPUT,
+    Ended,
+    Line,
+    Output,
+    Process,
+    TimedOut,
+    TooLong,
+)
+from runner.protocol import Hello, Problem, Reply
+from runner.stop import STOP
 
-#: How long a process gets to end after `stop` or after closing its output.
-_GRACE = 2.0
+#: How long a process gets to end after `stop`.
+STOP_GRACE = 2.0
+
+__all__ = ["Adapter", "Hello", "Launcher", "PerCase", "Persistent", "ProcessLauncher", "Request"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Hello:
-    """The implementation's answer to the persistent-mode handshake."""
+class Request:
+    """One request: its tag (the case ID, to name it in late findings), role, JSON bytes, limit."""
 
-    name: str
-    version: str
-    roles: tuple[str, ...]
+    tag: str
+    role: str
+    payload: bytes
+    timeout: float
 
 
-class _Collector:
-    """Reads a whole stream up to MAX_OUTPUT bytes; past that it stops and raises `alarm`."""
+class Adapter(Protocol):
+    """One way of running an implementation."""
 
-    def __init__(self, stream: object, alarm: threading.Event) -> None:
-        self.data = bytearray()
-        self.overflow = False
-        self._alarm = alarm
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
+    def start(self) -> Hello | str | None:
+        """Get ready: the handshake's Hello, why persistent mode is not available, or None when
+        there is nothing to shake hands about (per-case mode)."""
 
-    def _read(self, stream: object) -> None:
-        read = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
+    def run(self, request: Request) -> Answer:
+        """Run one request; never raises for anything the implementation does."""
+
+    def close(self) -> dict[str, str]:
+        """Stop and end every process; return breaches seen late, by request tag (a second
+        answer to a request already answered)."""
+
+    def interrupt(self) -> None:
+        """From another thread: end the processes now, so that a waiting `run` returns."""
+
+
+class Launcher(Protocol):
+    """Makes the adapters of one run."""
+
+    def persistent(self) -> Adapter:
+        """An adapter speaking persistent mode (not started yet)."""
+
+    def per_case(self) -> Adapter:
+        """An adapter running one fresh process per request."""
+
+
+#: What starts a process: runner.process.Process, or an in-memory stand-in in tests.
+Spawn = Callable[[Sequence[str]], Process]
+
+
+class Pin:
+    """The first handshake of a run: every later one (a restart, another worker's process)
+    must be the same, or an implementation could drop a role after a quiet restart and have
+    the cases of that role skipped."""
+
+    def __init__(self) -> None:
+        self.hello: Hello | None = None
+        self._lock = threading.Lock()
+
+    def check(self, hello: Hello) -> str | None:
+        """None if `hello` is the run's handshake (the first one sets it), else why not."""
+        with self._lock:
+            if self.hello is None:
+                self.hello = hello
+            if hello == self.hello:
+                return None
+            return (
+                f"the handshake changed within the run: {_describe(hello)} after "
+                f"{_describe(self.hello)}"
+            )
+
+
+def _describe(hello: Hello) -> str:
+    return f"{protocol.printable(hello.name)[:60]} {protocol.printable(hello.version)[:30]} roles {','.join(hello.roles)}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessLauncher:
+    """Adapters over processes of `argv` (real ones unless `spawn` says otherwise)."""
+
+    argv: tuple[str, ...]
+    start_timeout: float
+    spawn: Spawn = Process
+    pin: Pin = field(default_factory=Pin)
+
+    def persistent(self) -> Persistent:
+        return Persistent(self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin)
+
+    def per_case(self) -> PerCase:
+        return PerCase(self.argv, spawn=self.spawn)
+
+
+class PerCase:
+    """One process per request (contract C-1, C-2)."""
+
+    def __init__(self, argv: Sequence[str], *, spawn: Spawn = Process) -> None:
+        self._argv = list(argv)
+        self._spawn = spawn
+        self._live: set[Process] = set()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        return None
+
+    def run(self, request: Request) -> Answer:
+        proc = self._spawn(self._argv)
+        with self._lock:
+            self._live.add(proc)
         try:
-            while chunk := read(_CHUNK):
-                if len(self.data) + len(chunk) > MAX_OUTPUT:
-                    self.overflow = True
-                    self._alarm.set()
-                    return
-                self.data += chunk
-        except (OSError, ValueError):
-            return  # the stream was closed under us: the process was killed
+            return self._run(proc, request)
+        finally:
+            proc.kill()  # ends any child the implementation left behind
+            with self._lock:
+                self._live.discard(proc)
 
-    def join(self, timeout: float) -> None:
-        self._thread.join(timeout)
-
-
-def run_per_case(argv: Sequence[str], request: bytes, timeout: float) -> Answer:
-    """Run one request in a fresh process (contract C-1, C-2)."""
-    proc = Process(argv)
-    assert proc.popen.stdout is not None
-    settled = threading.Event()
-    output = _Collector(proc.popen.stdout, settled)
-    writer = threading.Thread(target=proc.send, args=(request,), kwargs={"close": True}, daemon=True)
-    writer.start()
-    waiter = threading.Thread(target=lambda: (proc.popen.wait(), settled.set()), daemon=True)
-    waiter.start()
-    try:
-        finished = settled.wait(timeout)
-    except BaseException:  # an interrupted run leaves no process behind
-        proc.kill()
-        raise
-    if not finished or output.overflow:
+    def _run(self, proc: Process, request: Request) -> Answer:
+        deadline = proc.started + request.timeout
+        proc.send(request.payload, close=True)
+        output = proc.read_all(deadline)
         seconds = time.monotonic() - proc.started
-        proc.kill()
-        if output.overflow:
-            reason = f"wrote more than {MAX_OUTPUT:,} bytes"
-            return Crashed(reason=reason, stderr=proc.stderr.take(), seconds=seconds)
-        return Crashed(
-            reason=f"timed out after {timeout:g} s",
-            stderr=proc.stderr.take(),
-            seconds=seconds,
-            timed_out=True,
-        )
-    code = proc.popen.wait()
-    seconds = time.monotonic() - proc.started
-    output.join(_GRACE)
-    proc.stderr.join(_GRACE)
-    proc.kill()  # ends any child the implementation left behind
-    stderr = proc.stderr.take()
-    if output.overflow:
-        return Crashed(reason=f"wrote more than {MAX_OUTPUT:,} bytes", stderr=stderr, seconds=seconds)
-    if code == 0:
-        return Answered(output=bytes(output.data), stderr=stderr, seconds=seconds)
-    if code == 1:
-        return _rejection(bytes(output.data), stderr, seconds)
-    reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-    return Crashed(reason=reason, output=bytes(output.data[:2000]), stderr=stderr, seconds=seconds)
+        match output:
+            case Output(data=data):
+                code = proc.wait_exit(deadline)
+                if code is None:
+                    if STOP.is_set():
+                        return _stopped(proc, seconds)
+                    return Crashed(
+                        reason=f"timed out after {request.timeout:g} s (closed its standard "
+                        "output without exiting)",
+                        output=data[:2000], stderr=proc.stderr_tail(),
+                        seconds=time.monotonic() - proc.started, timed_out=True,
+                    )
+                seconds = time.monotonic() - proc.started
+                return protocol.per_case_answer(code, data, proc.stderr_tail(), seconds)
+            case TooLong():
+                return Crashed(
+                    reason=f"wrote more than {MAX_OUTPUT:,} bytes", stderr=proc.stderr_tail(),
+                    seconds=seconds,
+                )
+            case TimedOut(writing=writing, data=data):
+                how = " (it had not read the whole request)" if writing else ""
+                return Crashed(
+                    reason=f"timed out after {request.timeout:g} s{how}", output=data[:2000],
+                    stderr=proc.stderr_tail(), seconds=seconds, timed_out=True,
+                )
+            case _:
+                return _stopped(proc, seconds)
+
+    def close(self) -> dict[str, str]:
+        self.interrupt()
+        return {}
+
+    def interrupt(self) -> None:
+        with self._lock:
+            live = list(self._live)
+        for proc in live:
+            proc.interrupt()
 
 
-def _rejection(output: bytes, stderr: str, seconds: float) -> Rejected | Crashed:
-    """Exit status 1: a rejection only with the rejection object on standard output (C-2).
-
-    Exit status 1 is also what Python and Node.js give an uncaught exception, so the status alone
-    would let a program that cannot even start pass every must-reject case.
-    """
-    try:
-        message = json.loads(output.decode("utf-8"))
-    except ValueError:  # UnicodeDecodeError is a ValueError
-        message = None
-    if (
-        isinstance(message, dict)
-        and set(message) == {"rejected"}
-        and isinstance(message["rejected"], str)
-    ):
-        return Rejected(message=message["rejected"][:500], stderr=stderr, seconds=seconds)
-    return Crashed(
-        reason='exit status 1 without a rejection object on standard output: a rejection is '
-        'exit status 1 and {"rejected": "reason"} on standard output (C-2); this looks like '
-        "an uncaught error",
-        output=output[:2000],
-        stderr=stderr,
-        seconds=seconds,
-    )
+def _stopped(proc: Process, seconds: float) -> Crashed:
+    return Crashed(reason="stopped: the run was interrupted", stderr=proc.stderr_tail(), seconds=seconds)
 
 
 class Persistent:
     """One long-lived implementation process speaking JSON lines; restarted after a crash."""
 
-    def __init__(self, argv: Sequence[str], *, start_timeout: float) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
+        pin: Pin | None = None, stop_grace: float = STOP_GRACE,
+    ) -> None:
         self._argv = list(argv)
+        self._spawn = spawn
+        self._pin = pin or Pin()
+        self._stop_grace = stop_grace
         self._start_timeout = start_timeout
         self._proc: Process | None = None
-        self._lines: LineReader | None = None
         self._seq = itertools.count(1)
         self.hello: Hello | None = None
         #: How many times the process was lost during a case (and so restarted for the next).
         self.restarts = 0
-        #: seq -> what the implementation did wrong about that request after answering it.
-        self.violations: dict[int, str] = {}
-        self._answered: set[int] = set()
+        #: tag -> what the implementation did wrong about that request after answering it.
+        self.violations: dict[str, str] = {}
+        #: seq -> tag of every request answered by the current process.
+        self._answered: dict[int, str] = {}
         #: The seq of the last request sent.
         self.last_seq = 0
-        #: The thread inside `run`, if any; `close` from another thread only ends the process.
-        self._running: int | None = None
-        #: Ended from another thread: never started again.
-        self._ended = False
+        self._lock = threading.Lock()
 
     @property
     def pid(self) -> int | None:
         """The implementation process's ID while it runs (for diagnostics and measurements)."""
-        return None if self._proc is None else self._proc.popen.pid
+        return None if self._proc is None else self._proc.pid
 
     def start(self) -> Hello | str:
         """Start the process and shake hands; return the Hello, or why persistent mode failed."""
-        self.close()
-        if self._ended:
-            return "stopped: the run was interrupted"
-        proc = Process(self._argv)
-        assert proc.popen.stdout is not None
-        self._proc, self._lines = proc, LineReader(proc.popen.stdout)
-        if not proc.send(b'{"cmd":"start","protocol":1}\n'):
-            self.close()
-            return "closed its standard input at the handshake"
-        line = self._next_line(time.monotonic() + self._start_timeout)
-        if not isinstance(line, bytes):
-            self.close()
-            if line is None:
-                return "exited at the handshake"
-            if line is _TIMEOUT:
-                return f"no handshake within {self._start_timeout:g} s"
-            return "handshake line too long"
-        try:
-            message = json.loads(line)
-        except ValueError:
-            self.close()
-            return f"wrote {line[:80]!r} where the handshake answer was due"
-        problem = schemas.first_problem("protocol", message)
-        if problem is not None or "roles" not in message:
-            self.close()
-            return f"answered the handshake with {line[:120]!r}"
-        self.hello = Hello(
-            name=message["implementation"]["name"],
-            version=str(message["implementation"].get("version", "")),
-            roles=tuple(message["roles"]),
-        )
-        return self.hello
+        self._end()
+        proc = self._spawn(self._argv)
+        with self._lock:
+            self._proc = proc
+        self._answered = {}
+        deadline = proc.started + self._start_timeout
+        proc.send(b'{"cmd":"start","protocol":1}\n')
+        while True:
+            # Checked at each line too: an endless stream of blank lines is no handshake.
+            line = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
+            match line:
+                case Line(data=data) if not data.strip():
+                    continue  # blank lines carry nothing
+                case Line(data=data):
+                    hello = protocol.parse_hello(data)
+                    if isinstance(hello, Problem):
+                        self._end()
+                        return hello.reason
+                    changed = self._pin.check(hello)
+                    if changed is not None:
+                        self._end()
+                        return changed
+                    self.hello = hello
+                    return hello
+                case Ended():
+                    code = proc.wait_exit(min(deadline, time.monotonic() + STOP_GRACE))
+                    self._end()
+                    return "exited at the handshake" + (f" (status {code})" if code is not None else "")
+                case TimedOut():
+                    self._end()
+                    return f"no handshake within {self._start_timeout:g} s"
+                case TooLong():
+                    self._end()
+                    return f"wrote a handshake line over {MAX_OUTPUT:,} bytes"
+                case _:
+                    self._end()
+                    return "stopped: the run was interrupted"
 
-    def run(self, request: bytes, role: str, timeout: float) -> Answer:
+    def run(self, request: Request) -> Answer:
         """Send one request and wait for its answer; any breach of protocol is a crash."""
-        self._running = threading.get_ident()
-        try:
-            return self._run(request, role, timeout)
-        finally:
-            self._running = None
-
-    def _run(self, request: bytes, role: str, timeout: float) -> Answer:
-        if self._proc is None or self._proc.popen.poll() is not None:
+        if self._proc is None or self._proc.exited():
             started = self.start()
             if isinstance(started, str):
                 return Crashed(reason=f"could not restart: {started}")
         assert self._proc is not None and self.hello is not None
-        if role not in self.hello.roles:
-            return Unsupported(role=role)
+        if request.role not in self.hello.roles:
+            return Unsupported(role=request.role)
         seq = self.last_seq = next(self._seq)
         began = time.monotonic()
-        line = (b'{"cmd":"run","seq":%d,"request":' % seq, request, b"}\n")
+        line = (b'{"cmd":"run","seq":%d,"request":' % seq, request.payload, b"}\n")
         if not self._proc.send(*line):
             # It went away between cases (closed its input, or exited): that is not this case's
             # fault, so start afresh once before blaming the case.
-            self.close()
             started = self.start()
             if isinstance(started, str):
                 return Crashed(reason=f"could not restart: {started}")
             assert self._proc is not None
             if not self._proc.send(*line):
                 return self._crash("closed its standard input", began)
-        raw = self._next_line(began + timeout)
-        if raw is None:
-            return self._crash(f"exited (status {self._proc.popen.wait()}) during the case", began)
-        if raw is _TIMEOUT:
-            return self._crash(f"timed out after {timeout:g} s", began, timed_out=True)
-        if raw is LineReader.OVERFLOW:
-            return self._crash(f"wrote a line over {MAX_OUTPUT:,} bytes", began)
-        message = self._message(raw)
-        while isinstance(message, dict) and message.get("seq") in self._answered:
-            # A second answer to an earlier request: that request's case is marked, this one goes on.
-            self.violations.setdefault(message["seq"], "answered the same request twice")
-            raw = self._next_line(began + timeout)
-            if not isinstance(raw, bytes):
-                return self._crash("stopped answering after answering an earlier request twice", began)
-            message = self._message(raw)
-        if isinstance(message, str):
-            return self._crash(message, began, output=raw)
-        seconds = time.monotonic() - began
-        if not isinstance(message, dict) or message.get("seq") != seq:
-            got = message.get("seq") if isinstance(message, dict) else None
-            return self._crash(f"answered seq {got!r}, expected {seq}", began, output=raw)
-        self._answered.add(seq)
-        if "result" in message:
-            return Answered(
-                decoded=message["result"], stderr=self._proc.stderr.take(), seconds=seconds
-            )
-        if "rejected" in message:
-            return Rejected(message=str(message["rejected"]), stderr=self._proc.stderr.take(), seconds=seconds)
-        if "error" in message:
-            return Crashed(
-                reason=f"reported an error: {str(message['error'])[:300]}",
-                stderr=self._proc.stderr.take(),
-                seconds=seconds,
-            )
-        return self._crash(f"answered without result, rejected or error: {raw[:120]!r}", began, output=raw)
+        return self._await(seq, request, began)
 
-    @staticmethod
-    def _message(raw: bytes) -> object:
-        """The decoded JSON line, or a string saying why it is not one."""
-        try:
-            with collector.paused():  # decoded JSON holds no cycles; a long game's has many objects
-                return json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError as exc:
-            return f"wrote a line that is not UTF-8 (byte {exc.start})"
-        except ValueError:
-            return f"wrote a line that is not JSON: {raw[:120]!r}"
+    def _await(self, seq: int, request: Request, began: float) -> Answer:
+        proc = self._proc
+        assert proc is not None
+        deadline = began + request.timeout
+        earlier = len(self._answered)
+        while True:
+            # Checked at each line too: endless blank lines or second answers are no answer.
+            read = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
+            match read:
+                case Line(data=data) if not data.strip():
+                    continue
+                case Line(data=data):
+                    reply = protocol.parse_reply(data, seq)
+                    if isinstance(reply, Reply) and reply.seq in self._answered:
+                        # A second answer to an earlier request: that request's case is marked,
+                        # this one goes on.
+                        tag = self._answered[reply.seq]
+                        self.violations.setdefault(tag, "answered the same request twice")
+                        continue
+                    if isinstance(reply, Problem):
+                        return self._crash(reply.reason, began, output=data, protocol_only=True,
+                                           earlier=earlier)
+                    if reply.seq != seq:
+                        return self._crash(f"answered seq {reply.seq}, expected {seq}", began,
+                                           output=data, protocol_only=True, earlier=earlier)
+                    self._answered[seq] = request.tag
+                    return protocol.reply_answer(reply, proc.stderr_tail(), time.monotonic() - began)
+                case Ended(data=rest):
+                    code = proc.wait_exit(deadline)
+                    unended = (
+                        f", after {len(rest):,} bytes without a newline (a line ends with \\n, C-5)"
+                        if rest.strip() else ""
+                    )
+                    if code is None:
+                        if STOP.is_set():
+                            return self._crash("stopped: the run was interrupted", began)
+                        return self._crash(
+                            f"closed its standard output without exiting; timed out after "
+                            f"{request.timeout:g} s{unended}", began, timed_out=True,
+                            earlier=earlier, output=rest,
+                        )
+                    how = f"killed by signal {-code}" if code < 0 else f"status {code}"
+                    return self._crash(f"exited ({how}) during the case{unended}", began,
+                                       earlier=earlier, output=rest)
+                case TimedOut(writing=writing):
+                    how = " (it had not read the whole request)" if writing else ""
+                    return self._crash(f"timed out after {request.timeout:g} s{how}", began,
+                                       timed_out=True, earlier=earlier)
+                case TooLong():
+                    return self._crash(f"wrote more than {MAX_OUTPUT:,} bytes on one line", began,
+                                       earlier=earlier)
+                case _:
+                    return self._crash("stopped: the run was interrupted", began)
 
-    def _crash(self, reason: str, began: float, *, timed_out: bool = False, output: bytes = b"") -> Crashed:
-        stderr = self._proc.stderr.take() if self._proc else ""
+    def _crash(
+        self, reason: str, began: float, *, timed_out: bool = False, output: bytes = b"",
+        protocol_only: bool = False, earlier: int = 0,
+    ) -> Crashed:
+        stderr = self._proc.stderr_tail() if self._proc else ""
         self.restarts += 1
-        self.close()
+        self._end()
         return Crashed(
             reason=reason, output=output[:2000], stderr=stderr,
             seconds=time.monotonic() - began, timed_out=timed_out,
+            protocol_only=protocol_only, earlier=earlier,
         )
 
-    def _next_line(self, deadline: float) -> bytes | object | None:
-        assert self._lines is not None
-        while True:
-            line = self._lines.next_line(deadline)
-            if line is LineReader.TIMEOUT:
-                return _TIMEOUT
-            if isinstance(line, bytes) and not line.strip():
-                continue  # blank lines carry nothing
-            return line
-
-    def close(self) -> None:
+    def close(self) -> dict[str, str]:
         """Ask the process to stop, then end its group whatever it does."""
-        proc = self._proc
+        self._end(stop=True)
+        return dict(self.violations)
+
+    def interrupt(self) -> None:
+        with self._lock:
+            proc = self._proc
+        if proc is not None:
+            proc.interrupt()
+
+    def _end(self, *, stop: bool = False) -> None:
+        with self._lock:
+            proc, self._proc = self._proc, None
         if proc is None:
             return
-        if self._running not in (None, threading.get_ident()):
-            # Another thread is waiting on this process (an interrupted parallel run): end it,
-            # and that thread, seeing the end of its output, cleans up as after any crash.
-            self._ended = True
-            proc.end_group()
-            return
-        self._proc = None
-        stopped = proc.popen.poll() is None and proc.send(b'{"cmd":"stop"}\n', close=True)
-        self._drain_after_stop(proc, _GRACE if stopped else 0.0)
-        proc.kill()
+        try:
+            if stop and not proc.exited() and proc.send(b'{"cmd":"stop"}\n', close=True):
+                self._drain_after_stop(proc, time.monotonic() + self._stop_grace)
+        finally:
+            proc.kill()
 
-    def _drain_after_stop(self, proc: Process, grace: float) -> None:
-        """Read what is left until the process is gone (within `grace`): answers still unread
-        are second answers, so mark the requests they repeat."""
-        if self._lines is None:
-            return
-        deadline = time.monotonic() + grace
-        exited = False
+    def _drain_after_stop(self, proc: Process, deadline: float) -> None:
+        """Read what is left until the process exits (within the grace): answers still unread
+        are second answers, so mark the requests they repeat; anything else is ignored."""
         while True:
-            if not exited and proc.popen.poll() is not None:
-                # Gone: what it wrote is in the pipe, unless a child it left holds the pipe open.
-                exited, deadline = True, min(deadline, time.monotonic() + 0.2)
-            line = self._next_line(min(deadline, time.monotonic() + 0.05))
-            if line is None:
+            read = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
+            if not isinstance(read, Line):
                 break
-            if line is _TIMEOUT:
-                if time.monotonic() >= deadline:
-                    break
-                continue
-            if isinstance(line, bytes):
-                message = self._message(line)
-                if isinstance(message, dict) and message.get("seq") in self._answered:
-                    self.violations.setdefault(message["seq"], "answered the same request twice")
-        self._lines = None
+            reply = protocol.parse_reply(read.data, 0)
+            if isinstance(reply, Reply) and reply.seq in self._answered:
+                self.violations.setdefault(self._answered[reply.seq], "answered the same request twice")
+        if isinstance(read, Ended | TooLong):
+            proc.wait_exit(deadline)
 
-
-_TIMEOUT = object()

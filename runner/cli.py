@@ -2,11 +2,13 @@
 
 Exit codes (documented in README.md):
     0  conforming (run), clean (lint), listed (list)
-    1  a MUST case failed or errored, the corpus has case bugs, or lint found problems
+    1  a MUST case failed or errored, no case was judged, the corpus has case bugs, or lint
+       found problems
     2  usage error: bad option, unreadable file, implementation command that cannot start,
        or an output that could not be written (the others are still written)
     3  the suite's own files (spec index, schemas) are broken
-  130  interrupted
+  128 + N  interrupted by signal N during `cardid run`: 130 SIGINT, 143 SIGTERM, 129 SIGHUP
+  130  interrupted (Ctrl-C outside a run)
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import datetime
 import shlex
 import signal
 import sys
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, Self, TextIO
 
 from conformance import console, escape, report, suite
 from conformance.cases import Corpus, case_files
@@ -38,6 +41,7 @@ from runner.outputs import OutputError, write_atomically
 from runner.process import split_command
 from runner.progress import Progress
 from runner.resume import resume
+from runner.stop import STOP
 
 
 class Exit(IntEnum):
@@ -124,7 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "list":
                 return _list(args)
             case "run":
-                return _run(args)
+                with _SIGNALS:  # from loading to the last report written
+                    return _run(args)
     except KeyboardInterrupt:
         _say("interrupted", sys.stderr)
         return Exit.INTERRUPTED
@@ -224,11 +229,9 @@ def _run(args: argparse.Namespace) -> int:
                  f"so they run again: {', '.join(earlier.changed)}")
     to_run = [case for case in selected if case.id not in resumed]
     progress = Progress(len(to_run))
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         execution = execute.run_cases(to_run, run_options, spec, progress=progress)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         progress.close()
     fresh = {outcome.case_id: outcome for outcome in execution.outcomes}
     done = [resumed.get(case.id) or fresh.get(case.id) for case in selected]
@@ -290,7 +293,7 @@ def _run(args: argparse.Namespace) -> int:
     if unwritten:
         return Exit.USAGE
     if execution.interrupted:
-        return Exit.INTERRUPTED
+        return 128 + (_SIGNALS.first or signal.SIGINT)
     conforming = report.verdict(outcomes).conforming
     return Exit.OK if conforming and not problems else Exit.FAILED
 
@@ -309,9 +312,39 @@ def _check_outputs(args: argparse.Namespace) -> None:
         seen[key] = option
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    """SIGTERM stops a run the way Ctrl-C does."""
-    raise KeyboardInterrupt
+class _Signals:
+    """SIGINT, SIGTERM and SIGHUP during `cardid run`: the first one stops the run (STOP, seen
+    by every wait at once); it and any later one are only recorded, never raised, so that no
+    signal can cut the writing of the reports short. The run then exits 128 + the first
+    signal's number."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> Self:
+        self.first = None
+        STOP.clear()
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.first is None:
+            self.first = signum
+        STOP.set()
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+        STOP.clear()
+
+
+_SIGNALS = _Signals()
 
 
 def _rerun_command(args: argparse.Namespace, case_id: str) -> str:

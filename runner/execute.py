@@ -1,19 +1,24 @@
-"""Running a selection of cases against one implementation, serially or in parallel."""
+"""Running a selection of cases against one implementation, serially or in parallel.
+
+The logic here sees implementations only through `runner.adapter.Launcher` and `Adapter`: the
+project's tests drive it with an in-memory fake (tests/fakes/fake_adapter.py).
+"""
 
 from __future__ import annotations
 
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from conformance.answer import Answer, Crashed
 from conformance.cases import Case
 from conformance.judge import judge
-from conformance.outcome import Errored, Outcome
+from conformance.outcome import Errored, Outcome, Passed, status
 from conformance.spec import Spec
-from runner.adapter import Hello, Persistent, run_per_case
+from runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request
+from runner.stop import STOP
 
 #: How the bundled reference implementation is started when no command is given.
 REFERENCE_ARGV = (sys.executable, "-m", "reference")
@@ -46,6 +51,10 @@ class Options:
             jobs=jobs,
         )
 
+    def launcher(self) -> Launcher:
+        """Adapters over real processes of this command."""
+        return ProcessLauncher(self.argv, self.start_timeout)
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Execution:
@@ -56,7 +65,7 @@ class Execution:
     hello: Hello | None
     mode: str
     fallback_reason: str | None = None
-    #: True when SIGINT or SIGTERM stopped the run: `outcomes` holds the finished cases only.
+    #: True when the run was stopped (a signal, Ctrl-C): `outcomes` holds the finished cases only.
     interrupted: bool = False
 
 
@@ -68,14 +77,22 @@ class Worker:
     """Runs cases one at a time: in its own persistent process, or a process per case."""
 
     def __init__(
-        self, options: Options, spec: Spec, *, isolate: bool, session: Persistent | None = None
+        self,
+        options: Options,
+        spec: Spec,
+        *,
+        isolate: bool,
+        session: Adapter | None = None,
+        launcher: Launcher | None = None,
     ) -> None:
         self._options = options
         self._spec = spec
         self._isolate = isolate
-        #: The persistent process; a started one may be handed over (the probe's, see run_cases).
-        self._session: Persistent | None = session
-        self._case_of_seq: dict[int, str] = {}
+        self._launcher = launcher or options.launcher()
+        #: The persistent adapter; a started one may be handed over (the probe's, see run_cases).
+        self._session: Adapter | None = session
+        self._fresh: Adapter | None = None
+        self._lock = threading.Lock()
         #: case ID -> a protocol breach about that case seen only later (a second answer).
         self.late_violations: dict[str, str] = {}
 
@@ -83,48 +100,79 @@ class Worker:
         """Run one case; a crash in persistent mode is retried once in a fresh process."""
         return self.run(case)[0]
 
+    def _request(self, case: Case) -> Request:
+        return Request(
+            tag=case.id, role=case.role, payload=case.request_bytes(), timeout=self._options.timeout
+        )
+
     def run(self, case: Case) -> tuple[Outcome, Answer]:
         """Run one case: its outcome, and the implementation's raw answer."""
-        first = self._answer(case)
+        request = self._request(case)
+        if self._isolate:
+            first = self._per_case().run(request)
+            return judge(case, first, self._spec), first
+        with self._lock:
+            if self._session is None:
+                self._session = self._launcher.persistent()
+            session = self._session
+        first = session.run(request)
         outcome = judge(case, first, self._spec)
-        if isinstance(first, Crashed) and not self._isolate:
-            # Tell a real crash from state left behind by the cases before it.
-            again = run_per_case(self._options.argv, case.request_bytes(), self._options.timeout)
-            note = (
-                "crashes in a fresh process too"
-                if isinstance(again, Crashed)
-                else "only after earlier cases: a fresh process did not crash"
-            )
-            outcome = _annotate(outcome, note)
+        if isinstance(first, Crashed) and not first.protocol_only and not STOP.is_set():
+            # Tell a real crash from state left behind by the cases before it. Breaches only
+            # persistent mode can show (a wrong seq) have nothing to retry.
+            again = self._per_case().run(request)
+            if not STOP.is_set():
+                outcome = _annotate(outcome, _retry_note(first, again, judge(case, again, self._spec)))
         return outcome, first
 
-    def _answer(self, case: Case) -> Answer:
-        options = self._options
-        if self._isolate:
-            return run_per_case(options.argv, case.request_bytes(), options.timeout)
-        if self._session is None:
-            self._session = Persistent(options.argv, start_timeout=options.start_timeout)
-        answer = self._session.run(case.request_bytes(), case.role, options.timeout)
-        self._case_of_seq[self._session.last_seq] = case.id
-        return answer
+    def _per_case(self) -> Adapter:
+        with self._lock:
+            if self._fresh is None:
+                self._fresh = self._launcher.per_case()
+            return self._fresh
+
+    def interrupt(self) -> None:
+        """From another thread: end this worker's processes so that its waits return."""
+        with self._lock:
+            adapters = [a for a in (self._session, self._fresh) if a is not None]
+        for adapter in adapters:
+            adapter.interrupt()
 
     def close(self) -> None:
-        """Stop the persistent process, if any, and collect breaches it revealed late."""
-        if self._session is not None:
-            self._session.close()
-            for seq, reason in self._session.violations.items():
-                if seq in self._case_of_seq:
-                    self.late_violations[self._case_of_seq[seq]] = reason
-            self._session = None
+        """Stop the processes, if any, and collect breaches they revealed late."""
+        with self._lock:
+            adapters = [a for a in (self._session, self._fresh) if a is not None]
+            self._session = self._fresh = None
+        for adapter in adapters:
+            for tag, reason in adapter.close().items():
+                self.late_violations.setdefault(tag, reason)
 
 
-def start_session(options: Options) -> Persistent | str:
+def _retry_note(first: Crashed, again: Answer, judged: Outcome) -> str:
+    """What the fresh-process retry of a persistent-mode crash showed."""
+    if isinstance(again, Crashed):
+        if again.timed_out:
+            return "times out in a fresh process too"
+        if first.timed_out:
+            return f"crashes in a fresh process: {again.reason}"
+        return f"crashes in a fresh process too: {again.reason}"
+    if isinstance(judged, Passed):
+        if first.earlier:
+            return (
+                f"only after earlier cases: a fresh process passed, this one had answered "
+                f"{first.earlier} request(s) before"
+            )
+        return "only in persistent mode: a fresh process passed"
+    return f"a fresh process did not crash, but the case {status(judged)} there"
+
+
+def start_session(options: Options, launcher: Launcher | None = None) -> Adapter | str:
     """Start the implementation in persistent mode: the running session, or why it failed."""
-    session = Persistent(options.argv, start_timeout=options.start_timeout)
+    session = (launcher or options.launcher()).persistent()
     started = session.start()
-    if isinstance(started, str):
+    if not isinstance(started, Hello):
         session.close()
-        return started
+        return started or "no handshake"
     return session
 
 
@@ -133,68 +181,89 @@ def run_cases(
     options: Options,
     spec: Spec,
     progress: Callable[[Outcome], None] | None = None,
+    *,
+    launcher: Launcher | None = None,
 ) -> Execution:
-    """Run every case and return the outcomes in the order of `cases`."""
+    """Run every case and return the outcomes in the order of `cases`.
+
+    The run stops early when STOP (runner/stop.py) is set, by a signal handler or by Ctrl-C
+    here: finished outcomes are kept, cases cut short are dropped.
+    """
+    launcher = launcher or options.launcher()
     hello: Hello | None = None
     fallback: str | None = None
     isolate = options.isolate
     # The probe's process serves the first worker: starting a second one cost as much as the
     # whole corpus takes to run in persistent mode.
-    spare: list[Persistent] = []
-    if not isolate:
-        started = start_session(options)
-        if isinstance(started, str):
-            isolate, fallback = True, started
+    spare: list[Adapter] = []
+    if not isolate and not STOP.is_set():
+        probe = launcher.persistent()
+        try:
+            started = probe.start()
+        except BaseException:
+            probe.close()
+            raise
+        if isinstance(started, Hello):
+            hello = started
+            spare.append(probe)
         else:
-            hello = started.hello
-            spare.append(started)
+            probe.close()
+            if not STOP.is_set():  # an interrupted handshake is no reason to change modes
+                isolate, fallback = True, started or "no handshake"
     local = threading.local()
     workers: list[Worker] = []
     lock = threading.Lock()
 
     answers: dict[str, Answer] = {}
-    stopping = threading.Event()
     finished: dict[str, Outcome] = {}
 
     def one(case: Case) -> None:
-        if stopping.is_set():
+        if STOP.is_set():
             raise _Interrupted
         worker = getattr(local, "worker", None)
         if worker is None:
             with lock:
                 session = spare.pop() if spare else None
-                worker = local.worker = Worker(options, spec, isolate=isolate, session=session)
+                worker = local.worker = Worker(
+                    options, spec, isolate=isolate, session=session, launcher=launcher
+                )
                 workers.append(worker)
         outcome, answer = worker.run(case)
         with lock:
-            if stopping.is_set():
+            if STOP.is_set():
                 raise _Interrupted  # the answer may be an artefact of the interruption
             answers[case.id] = answer
             finished[case.id] = outcome
             if progress is not None:
                 progress(outcome)
 
-    interrupted = False
     pool = ThreadPoolExecutor(max_workers=options.jobs) if options.jobs > 1 else None
     try:
         if pool is None:
             for case in cases:
                 one(case)
         else:
-            for future in [pool.submit(one, case) for case in cases]:
-                future.result()
+            pending = {pool.submit(one, case) for case in cases}
+            while pending and not STOP.is_set():
+                # Woken now and then to see STOP, which the workers' own waits see at once.
+                done, pending = wait(pending, timeout=0.05, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    future.result()
     except KeyboardInterrupt:
-        interrupted = True
-        stopping.set()
+        STOP.set()
+    except _Interrupted:
+        pass
     finally:
+        if STOP.is_set():
+            for worker in workers:
+                worker.interrupt()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
         for session in spare:
             session.close()  # no case took it
         for worker in workers:
-            worker.close()  # ends every implementation process, so busy threads return
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-        for worker in workers:
             worker.close()
+    interrupted = STOP.is_set() and len(finished) < len(cases)
     outcomes = [finished[case.id] for case in cases if case.id in finished]
     late = {case_id: reason for worker in workers for case_id, reason in worker.late_violations.items()}
     levels = {case.id: case.level for case in cases}

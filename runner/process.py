@@ -1,26 +1,59 @@
-"""One implementation process: started in its own group and directory, read with bounded memory."""
+"""One implementation process, and the one transport both modes use to talk to it.
+
+Everything happens in the calling thread, in one `poll` loop over the process's standard input,
+output and error, a pidfd that becomes readable when the process exits, and the run's stop pipe
+(runner/stop.py): no reader threads, and no write, read or wait for exit without a deadline.
+Reads are typed (`Line`, `Ended`, `TimedOut`, `TooLong`, `Stopped`), never sentinel objects.
+
+Every process the runner starts carries `CARDID_RUN=<token>` in its environment, and so do its
+descendants unless they clear their environment. Ending a process ends its process group, then
+every process still carrying its token (a grandchild that called `setsid` left the group but not
+the token); a watchdog (runner/watchdog.py) does the same for the whole run if the runner itself
+dies, even by SIGKILL, and removes the temporary folders it leaves.
+
+Why not PR_SET_CHILD_SUBREAPER and PR_SET_PDEATHSIG: a subreaper runner (and any pytest
+process running the plugin) would adopt every orphan of every subprocess it ever starts, its
+own or a test's; a parent-death signal reaches the direct child only (not an `sh -c` wrapper's
+children, nor a `setsid` grandchild) and needs a `preexec_fn`, which is unsafe in a process
+with threads (-j N). The mark reaches every descendant, and only those of this run.
+"""
 
 from __future__ import annotations
 
-import math
+import contextlib
+import errno
 import os
+import secrets
 import select
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from conformance.errors import UsageError
+from runner.protocol import printable
+from runner.stop import STOP
 
-#: What the runner keeps of one answer on standard output; more is a crash, not an answer.
+#: What the runner keeps of one answer on standard output, in both modes; more is a crash.
 MAX_OUTPUT = 16 * 1024 * 1024
 #: What the runner keeps of standard error: the tail, for the report.
 STDERR_TAIL = 8 * 1024
 _CHUNK = 65536
+#: How long output is still read after the process exited (a child it left may hold the pipe).
+_AFTER_EXIT = 0.5
+#: The environment variable that marks every process of a run, and its descendants.
+MARK = "CARDID_RUN"
+#: Folders of implementation processes: `cardid-impl-<token>.<n>-<random>`.
+DIR_PREFIX = "cardid-impl-"
 
 
 def split_command(command: str) -> list[str]:
@@ -34,174 +67,528 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
-def child_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment an implementation gets: the runner's own, plus CARDID_PROTOCOL=1."""
+def child_environment(base: Mapping[str, str] | None = None, mark: str = "") -> dict[str, str]:
+    """The environment an implementation gets: the runner's own, plus CARDID_PROTOCOL=1 and
+    the mark that finds its descendants (CARDID_RUN)."""
     env = dict(os.environ if base is None else base)
     env["CARDID_PROTOCOL"] = "1"
+    if mark:
+        env[MARK] = mark
     return env
 
 
-class StderrTail:
-    """Drains a stream forever, keeping only its last STDERR_TAIL bytes."""
+# Reads: what the next line, or the whole output, turned out to be.
 
-    def __init__(self, stream: object) -> None:
-        self._chunks: deque[bytes] = deque()
-        self._size = 0
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of output, without its newline."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """All of standard output, up to its end."""
+
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Ended:
+    """Standard output closed before a (whole) line came; `data` is what was left unterminated."""
+
+    data: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class TimedOut:
+    """The deadline passed first; `writing` is True if the input was not all written yet."""
+
+    writing: bool = False
+    data: bytes = b""
+
+
+@dataclass(frozen=True, slots=True)
+class TooLong:
+    """More than MAX_OUTPUT bytes without a newline (or in all, for a whole output)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """The run was interrupted (runner/stop.py) while waiting."""
+
+
+Read = Line | Ended | TimedOut | TooLong | Stopped
+
+
+class _Token:
+    """The run's mark, and the watchdog that ends what carries it if the runner dies."""
+
+    def __init__(self) -> None:
+        self.value = f"{os.getpid()}x{secrets.token_hex(4)}"
+        self._count = 0
         self._lock = threading.Lock()
-        self._thread = threading.Thread(target=self._drain, args=(stream,), daemon=True)
-        self._thread.start()
+        self._watchdog: subprocess.Popen[bytes] | None = None
 
-    def _drain(self, stream: object) -> None:
-        read = stream.read1 if hasattr(stream, "read1") else stream.read  # type: ignore[attr-defined]
-        while chunk := read(_CHUNK):
-            with self._lock:
-                self._chunks.append(chunk)
-                self._size += len(chunk)
-                while self._size - len(self._chunks[0]) >= STDERR_TAIL:
-                    self._size -= len(self._chunks.popleft())
-
-    def take(self) -> str:
-        """Return what was kept since the last call, and forget it."""
+    def next(self) -> str:
         with self._lock:
-            data = b"".join(self._chunks)[-STDERR_TAIL:]
-            self._chunks.clear()
-            self._size = 0
-        return data.decode("utf-8", errors="replace")
+            if self._watchdog is None:
+                self._start_watchdog()
+            self._count += 1
+            return f"{self.value}.{self._count}"
 
-    def join(self, timeout: float) -> None:
-        """Wait for the stream to close."""
-        self._thread.join(timeout)
+    def _start_watchdog(self) -> None:
+        _clean_stale_folders()
+        script = Path(__file__).with_name("watchdog.py")
+        try:
+            self._watchdog = subprocess.Popen(
+                [sys.executable, "-I", "-S", str(script), self.value, tempfile.gettempdir()],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,  # a Ctrl-C or SIGHUP to the runner's group misses it
+            )
+        except OSError:  # pragma: no cover - then only the runner itself cleans up
+            return
+        # The watchdog waits for the end of this pipe: the runner's exit, whatever its cause.
 
 
-class LineReader:
-    """Reads standard output as lines in the calling thread, up to a deadline; a line over the
-    cap is cut and flagged.
+_TOKEN = _Token()
 
-    No reader thread: handing each line from one thread to another cost more than the pipe's
-    own round trip (two extra wake-ups per case). Whoever waits for an answer reads it.
-    """
 
-    OVERFLOW = object()
-    TIMEOUT = object()
+def _clean_stale_folders() -> None:
+    """Remove folders that runners killed without a watchdog to clean up after them left."""
+    root = Path(tempfile.gettempdir())
+    try:
+        entries = list(root.glob(f"{DIR_PREFIX}*x*.*-*"))
+    except OSError:
+        return
+    for entry in entries:
+        owner = entry.name[len(DIR_PREFIX):].split("x", 1)[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            remove_tree(str(entry))
 
-    def __init__(self, stream: object, cap: int = MAX_OUTPUT) -> None:
-        self._fd = stream.fileno()  # type: ignore[attr-defined]
-        os.set_blocking(self._fd, False)
-        self._poll = select.poll()
-        self._poll.register(self._fd, select.POLLIN)
-        self._cap = cap
-        self._buffer = bytearray()
-        self._searched = 0  # the buffer's bytes already searched for a newline
-        self._overflowing = False  # dropping the rest of a line already flagged
-        self._ended = False
 
-    def next_line(self, deadline: float) -> bytes | object | None:
-        """The next line (without its newline), OVERFLOW, TIMEOUT, or None at end of output."""
-        while True:
-            newline = self._buffer.find(b"\n", self._searched)
-            if newline != -1:
-                with memoryview(self._buffer) as view:  # one copy of a long line, not two
-                    line = view[:newline].tobytes()
-                del self._buffer[: newline + 1]
-                self._searched = 0
-                if self._overflowing:  # the tail of a cut line
-                    self._overflowing = False
-                    continue
-                return line
-            self._searched = len(self._buffer)
-            if self._overflowing:
-                self._buffer.clear()
-                self._searched = 0
-            elif len(self._buffer) > self._cap:
-                self._buffer.clear()
-                self._searched = 0
-                self._overflowing = True
-                return self.OVERFLOW
-            if self._ended:
-                if self._buffer and not self._overflowing:
-                    line = bytes(self._buffer)
-                    self._buffer.clear()
-                    return line
-                return None
-            if not self._fill(deadline):
-                return self.TIMEOUT
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
-    def _fill(self, deadline: float) -> bool:
-        """Read what has come, waiting for it until the deadline; False if nothing came in time."""
-        while True:
-            try:
-                chunk = os.read(self._fd, _CHUNK)
-            except BlockingIOError:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._poll.poll(max(1, math.ceil(remaining * 1000)))
-                continue
-            except OSError:  # closed under us: the process was ended
-                chunk = b""
-            if chunk:
-                self._buffer += chunk
-            else:
-                self._ended = True
-            return True
+
+def marked_processes(mark: str, *, prefix: bool = False) -> Iterator[int]:
+    """The PIDs of live processes whose environment holds CARDID_RUN=<mark> (or <mark>.*)."""
+    try:
+        names = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
+    except OSError:  # no /proc (not Linux): the process group is all there is to end
+        return
+    yield from marked_processes_among([int(name) for name in names], mark, prefix=prefix)
+
+
+def marked_processes_among(pids: Iterable[int], mark: str, *, prefix: bool) -> Iterator[int]:
+    """Those of `pids` whose environment holds the mark."""
+    wanted = f"{MARK}={mark}".encode()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        for variable in environ.split(b"\0"):
+            if variable == wanted or prefix and variable.startswith(wanted + b"."):
+                yield pid
+                break
+
+
+def kill_marked(mark: str, *, prefix: bool = False) -> None:
+    """SIGKILL every process carrying the mark until none is left, and wait (bounded, 2 s)
+    until each one killed is gone or a zombie: when this returns, none runs any more."""
+    killed: set[int] = set()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        pids = [pid for pid in marked_processes(mark, prefix=prefix) if pid != os.getpid()]
+        for pid in pids:
+            _kill_if_marked(pid, mark, prefix=prefix)
+        killed.update(pids)
+        killed = {pid for pid in killed if _still_running(pid)}
+        if not pids and not killed:
+            return
+        time.sleep(0.002)
+
+
+def _kill_if_marked(pid: int, mark: str, *, prefix: bool) -> None:
+    """SIGKILL the process if it still carries the mark. Through a pidfd where there is one:
+    the PID cannot then be reused by an unrelated process between the check and the kill."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (OSError, AttributeError):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+        return
+    try:
+        if pid in set(marked_processes_among([pid], mark, prefix=prefix)):
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+    finally:
+        os.close(pidfd)
+
+
+def _still_running(pid: int) -> bool:
+    """Alive and not yet a zombie (a zombie runs nothing; its parent, or PID 1, reaps it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    return stat.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
+
+
+def _over(output: bytearray) -> bool:
+    """Whether a whole output is over MAX_OUTPUT bytes, its final newline not counted."""
+    size = len(output)
+    return size > MAX_OUTPUT + 1 or size == MAX_OUTPUT + 1 and output[-1] != 0x0A
 
 
 class Process:
     """A started implementation process in its own session, with its own temporary directory."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
-        self._workdir = tempfile.TemporaryDirectory(prefix="cardid-impl-")
+        self.mark = _TOKEN.next()
+        try:
+            self._workdir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.mark}-")
+        except OSError as exc:
+            raise UsageError(
+                f"cannot create a temporary folder for the implementation: {exc.strerror or exc}",
+                hint="check TMPDIR",
+            ) from None
         try:
             self.popen = subprocess.Popen(  # an argv list: never through a shell
                 list(argv),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self._workdir.name,
-                env=child_environment(env),
+                cwd=self._workdir,
+                env=child_environment(env, self.mark),
                 start_new_session=True,
+                bufsize=0,
             )
-        except OSError as exc:
-            self._workdir.cleanup()
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
+            shutil.rmtree(self._workdir, ignore_errors=True)
             raise UsageError(
-                f"cannot start implementation {argv[0]!r}: {exc.strerror or exc}",
+                f"cannot start implementation {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}",
                 hint="check the --impl command; it is run directly, not through a shell",
             ) from None
         self.started = time.monotonic()
-        self.stderr = StderrTail(self.popen.stderr)
+        self.pid = self.popen.pid
+        assert self.popen.stdin and self.popen.stdout and self.popen.stderr
+        self._in: int | None = self.popen.stdin.fileno()
+        self._out: int | None = self.popen.stdout.fileno()
+        self._err: int | None = self.popen.stderr.fileno()
+        for fd in (self._in, self._out, self._err):
+            os.set_blocking(fd, False)
+        try:
+            self._pidfd: int | None = os.pidfd_open(self.pid)
+        except (OSError, AttributeError):  # pragma: no cover - not Linux 5.3+: exits are polled
+            self._pidfd = None
+        self.returncode: int | None = None
+        self._exited_at: float | None = None
+        self._pending: deque[memoryview] = deque()
+        self._close_after_write = False
+        self.input_closed = False  # the implementation closed its end (EPIPE)
+        self._buffer = bytearray()
+        self._searched = 0
+        self._stderr: deque[bytes] = deque()
+        self._stderr_size = 0
+        self._poll = select.poll()
+        self._registered: dict[int, int] = {}
+        self._lock = threading.Lock()
+        self._ended = False
+
+    # Writing.
 
     def send(self, *chunks: bytes, close: bool = False) -> bool:
-        """Write the chunks to standard input, one flush; False if the implementation closed it."""
-        stdin = self.popen.stdin
-        assert stdin is not None
-        try:
-            for chunk in chunks:  # in pieces: joining them would copy a long request once more
-                stdin.write(chunk)
-            stdin.flush()
-            if close:
-                stdin.close()
-        except (BrokenPipeError, ValueError, OSError):
+        """Queue the chunks for standard input and write what the pipe takes now; False if the
+        implementation has closed its standard input. The rest is written while waiting."""
+        if self.input_closed or self._in is None:
             return False
-        return True
+        self._pending.extend(memoryview(chunk) for chunk in chunks if chunk)
+        self._close_after_write = self._close_after_write or close
+        self._write()
+        return not self.input_closed
 
-    def end_group(self) -> None:
-        """Kill the whole process group (children included) now; `kill` still cleans up."""
+    def _write(self) -> None:
+        while self._pending and self._in is not None:
+            try:
+                written = os.writev(self._in, list(self._pending)[:64])
+            except BlockingIOError:
+                return
+            except OSError as exc:  # EPIPE: it closed its standard input
+                if exc.errno not in (errno.EPIPE, errno.EBADF, errno.ECONNRESET):
+                    raise
+                self._pending.clear()
+                self.input_closed = True
+                self._close_input()
+                return
+            while written and self._pending:
+                head = self._pending[0]
+                if written >= len(head):
+                    written -= len(head)
+                    self._pending.popleft()
+                else:
+                    self._pending[0] = head[written:]
+                    written = 0
+        if not self._pending and self._close_after_write:
+            self._close_input()
+
+    def _close_input(self) -> None:
+        if self._in is not None:
+            self._unregister(self._in)
+            assert self.popen.stdin is not None
+            with contextlib.suppress(OSError):
+                self.popen.stdin.close()
+            self._in = None
+
+    @property
+    def writing(self) -> bool:
+        """Whether input is still waiting to be written."""
+        return bool(self._pending)
+
+    # Reading.
+
+    def read_line(self, deadline: float) -> Read:
+        """The next line of standard output (blank ones included), written input permitting."""
+        while True:
+            newline = self._buffer.find(b"\n", self._searched)
+            if newline != -1:
+                if newline > MAX_OUTPUT:  # the same limit as a per-case answer's
+                    del self._buffer[: newline + 1]
+                    self._searched = 0
+                    return TooLong()
+                with memoryview(self._buffer) as view:  # one copy of a long line, not two
+                    line = view[:newline].tobytes()
+                del self._buffer[: newline + 1]
+                self._searched = 0
+                return Line(line)
+            self._searched = len(self._buffer)
+            if len(self._buffer) > MAX_OUTPUT:
+                self._buffer.clear()
+                self._searched = 0
+                return TooLong()
+            if self._out is None or self._left_open():
+                rest, self._buffer = bytes(self._buffer), bytearray()
+                self._searched = 0
+                return Ended(rest)
+            until = deadline if self._exited_at is None else min(deadline, self._exited_at + _AFTER_EXIT)
+            waited = self._pump(until)
+            if waited is not None and not (isinstance(waited, TimedOut) and until < deadline):
+                return waited
+
+    def _left_open(self) -> bool:
+        """Exited a moment ago with its output still open: a child it left holds the pipe, and
+        the output is over as far as this process goes."""
+        return self._exited_at is not None and time.monotonic() >= self._exited_at + _AFTER_EXIT
+
+    def read_all(self, deadline: float) -> Read:
+        """All of standard output until it closes (per-case mode). The limit is that of one
+        line in persistent mode: MAX_OUTPUT bytes, not counting a final newline."""
+        while self._out is not None:
+            if _over(self._buffer):
+                return TooLong()
+            waited = self._pump(deadline)
+            if waited is not None:
+                if isinstance(waited, TimedOut):
+                    return TimedOut(writing=waited.writing, data=bytes(self._buffer))
+                return waited
+            if self.returncode is not None and self._out is not None:
+                # Exited with its output still open: a child it left holds the pipe. What came
+                # within a moment is the answer; the child is ended with the group.
+                self._drain_until(min(deadline, time.monotonic() + _AFTER_EXIT))
+                break
+        if _over(self._buffer):
+            return TooLong()
+        return Output(bytes(self._buffer))
+
+    def _drain_until(self, deadline: float) -> None:
+        while self._out is not None and not _over(self._buffer):
+            if self._pump(deadline) is not None:
+                return
+
+    def wait_exit(self, deadline: float) -> int | None:
+        """The exit status (negative: killed by that signal), or None if still running at the
+        deadline. Output is read meanwhile, so a process writing more is not blocked."""
+        while self.returncode is None:
+            self._reap()
+            if self.returncode is not None:
+                break
+            waited = self._pump(deadline)
+            if waited is not None and self.returncode is None:
+                return None
+            if len(self._buffer) > MAX_OUTPUT:  # read on, but keep nothing more
+                self._buffer.clear()
+        return self.returncode
+
+    def exited(self) -> bool:
+        """Whether the process has exited (without waiting)."""
+        self._reap()
+        return self.returncode is not None
+
+    def _reap(self) -> None:
+        if self.returncode is None:
+            code = self.popen.poll()
+            if code is not None:
+                self.returncode = code
+                self._exited_at = time.monotonic()
+                if self._pidfd is not None:
+                    self._unregister(self._pidfd)
+
+    def _pump(self, deadline: float) -> Read | None:
+        """Wait once for anything to happen, and handle it: None, or why waiting ended."""
+        if STOP.is_set():
+            return Stopped()
+        self._register(STOP.fileno(), select.POLLIN)
+        if self._out is not None:
+            self._register(self._out, select.POLLIN)
+        if self._err is not None:
+            self._register(self._err, select.POLLIN)
+        if self._in is not None:
+            if self._pending:
+                self._register(self._in, select.POLLOUT)
+            else:
+                self._unregister(self._in)
+        if self._pidfd is not None and self.returncode is None:
+            self._register(self._pidfd, select.POLLIN)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return TimedOut(writing=bool(self._pending))
+        timeout = max(1, int(remaining * 1000) + 1)
+        if self._pidfd is None and self.returncode is None:
+            timeout = min(timeout, 20)  # no pidfd: look at the process now and then
         try:
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+            events = self._poll.poll(timeout)
+        except InterruptedError:  # pragma: no cover - PEP 475 retries poll
+            return None
+        for fd, _event in events:
+            if fd == STOP.fileno():
+                return Stopped()
+            if fd == self._out:
+                self._read_out()
+            elif fd == self._err:
+                self._read_err()
+            elif fd == self._in:
+                self._write()
+            elif fd == self._pidfd:
+                self._reap()
+        if self._pidfd is None:
+            self._reap()
+        return None
+
+    def _register(self, fd: int, mask: int) -> None:
+        if self._registered.get(fd) != mask:
+            self._poll.register(fd, mask)
+            self._registered[fd] = mask
+
+    def _unregister(self, fd: int) -> None:
+        if self._registered.pop(fd, None) is not None:
+            self._poll.unregister(fd)
+
+    def _read_out(self) -> None:
+        assert self._out is not None
+        try:
+            chunk = os.read(self._out, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._unregister(self._out)
+            self._out = None
+
+    def _read_err(self) -> None:
+        assert self._err is not None
+        try:
+            chunk = os.read(self._err, _CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._unregister(self._err)
+            self._err = None
+            return
+        self._stderr.append(chunk)
+        self._stderr_size += len(chunk)
+        while self._stderr_size - len(self._stderr[0]) >= STDERR_TAIL:
+            self._stderr_size -= len(self._stderr.popleft())
+
+    def stderr_tail(self) -> str:
+        """What was kept of standard error since the last call (read now too), and forget it."""
+        if self._err is not None:
+            for _ in range(16):  # what is in the pipe already, without waiting
+                before = self._stderr_size
+                self._read_err()
+                if self._err is None or self._stderr_size == before:
+                    break
+        data = b"".join(self._stderr)[-STDERR_TAIL:]
+        self._stderr.clear()
+        self._stderr_size = 0
+        return printable(data.decode("utf-8", errors="replace"), lines=True)
+
+    # Ending.
+
+    def interrupt(self) -> None:
+        """From another thread: kill the process group now (the owner still calls `kill`)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
 
     def kill(self) -> None:
-        """End the whole process group (children included) and clean up the directory."""
-        self.end_group()
+        """End the process, its group and every process carrying its mark; clean up."""
+        with self._lock:
+            if self._ended:
+                return
+            self._ended = True
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        kill_marked(self.mark)
         try:
             self.popen.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail this way
             pass
+        self.returncode = self.popen.returncode
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
-            try:
+            with contextlib.suppress(OSError):
                 if stream is not None:
                     stream.close()
-            except OSError:
-                pass
-        self._workdir.cleanup()
+        self._in = self._out = self._err = None
+        if self._pidfd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+            self._pidfd = None
+        remove_tree(self._workdir)
+        # Its folder moved away under another name is found by the mark in that name.
+        for moved in Path(self._workdir).parent.glob(f"{DIR_PREFIX}{self.mark}-*"):
+            remove_tree(str(moved))
+
+
+def remove_tree(path: str) -> None:
+    """Remove a folder an implementation had as its own: whatever it did to it (a subfolder
+    without permissions, itself replaced by a symbolic link, already gone)."""
+    if os.path.islink(path):
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # never follow it
+        return
+
+    def retry(function: Any, name: str, _: Any) -> None:
+        with contextlib.suppress(OSError):
+            os.chmod(os.path.dirname(name), 0o700)
+            if not os.path.islink(name) and os.path.isdir(name):
+                os.chmod(name, 0o700)
+            function(name)
+
+    with contextlib.suppress(OSError):
+        shutil.rmtree(path, onerror=retry)

@@ -19,7 +19,6 @@ from conformance.errors import CaseError, UsageError
 from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
 from conformance.spec import load_spec
 from runner import execute, options
-from runner.adapter import Persistent
 from runner.loading import load_cases
 from runner.process import split_command
 
@@ -63,7 +62,7 @@ def _worker(config: pytest.Config) -> execute.Worker:
         )
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
-        session = started if isinstance(started, Persistent) else None
+        session = None if started is None or isinstance(started, str) else started
         config.stash[_WORKER] = execute.Worker(
             options, load_spec(), isolate=session is None, session=session
         )
@@ -75,6 +74,12 @@ _WORKER = pytest.StashKey[execute.Worker]()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cardid_rule(id): the spec rules a conformance case cites")
+    command = config.getoption("--impl", None)
+    if command:
+        try:
+            split_command(command)  # once, before any item: not one failure per case
+        except UsageError as exc:
+            raise pytest.UsageError(exc.render()) from None
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

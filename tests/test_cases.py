@@ -147,7 +147,7 @@ def test_writer_case_can_expect_a_rejection(make_case: Callable[..., Any], spec:
     case = make_case(_rejection_case())
     assert isinstance(case.expectation, Rejection)
     assert isinstance(judge(case, Rejected(message="inconsistent"), spec), Passed)
-    answered = judge(case, Answered(output=json.dumps(write(dict(case.request))).encode()), spec)
+    answered = judge(case, Answered(result=json.loads(json.dumps(write(dict(case.request))))), spec)
     assert isinstance(answered, Failed)
     assert answered.differences[0].rule == case.rules[0]
     assert "must be rejected" in answered.differences[0].message

@@ -118,7 +118,7 @@ def test_node_handshake_validates_against_protocol_schema() -> None:
     assert len(lines) == 1, lines
     hello = json.loads(lines[0])
     jsonschema.Draft202012Validator(schema).validate(hello)
-    hello_only = {**schema, "oneOf": [{"$ref": "#/$defs/hello"}]}
+    hello_only = {**schema, "oneOf": [{"$ref": "#/$defs/handshake"}]}
     jsonschema.Draft202012Validator(hello_only).validate(hello)
     assert hello == EXPECTED_HELLO
 
@@ -158,7 +158,7 @@ def test_shell_known_failure_file_is_valid_and_names_reader_cases() -> None:
 
 @needs_jq
 def test_shell_declines_persistent_mode() -> None:
-    """The `start` line is answered with the start_rejected message and exit status 0."""
+    """The `start` line is answered with the start-rejected message and exit status 0."""
     assert SH is not None
     schema = json.loads((ROOT / "schema" / "protocol.schema.json").read_text(encoding="utf-8"))
     proc = subprocess.run(
@@ -168,7 +168,7 @@ def test_shell_declines_persistent_mode() -> None:
     assert proc.returncode == 0, proc.stderr.decode(errors="replace")
     message = json.loads(proc.stdout)
     jsonschema.Draft202012Validator(
-        {**schema, "oneOf": [{"$ref": "#/$defs/start_rejected"}]}
+        {**schema, "oneOf": [{"$ref": "#/$defs/start-rejected"}]}
     ).validate(message)
 
 

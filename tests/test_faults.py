@@ -21,10 +21,15 @@ TARGET = "reader-unknown-name"
 MULTIPLIER = "0.1"
 
 
+#: The target last, after two cases answered by the same process.
+CASES = ("reader-empty-lines-and-crlf", "reader-quoted-owner", TARGET)
+
+
 def _run(tmp_path: Path, behaviour: str, *extra: str, arg: str = "") -> dict[str, Any]:
     report = tmp_path / f"{behaviour}-{len(extra)}.json"
     command = f"{sys.executable} {FAKE} {behaviour} {arg}".strip()
-    main(["run", "--impl", command, "--role", "reader", "--timeout-multiplier", MULTIPLIER,
+    selection = [option for case in CASES for option in ("--case", case)]
+    main(["run", "--impl", command, *selection, "--timeout-multiplier", MULTIPLIER,
           "--report-json", str(report), *extra])
     return json.loads(report.read_text(encoding="utf-8"))
 
@@ -35,42 +40,53 @@ def _by_case(report: dict[str, Any]) -> dict[str, tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]]:
-    """The reader cases against a well-behaved fake."""
+    """The cases against a well-behaved fake."""
     return _by_case(_run(tmp_path_factory.mktemp("clean"), "rename"))
 
 
+# Faults of real processes: time, pipes, exits, sizes. What an implementation writes (bad JSON,
+# wrong seq, second answers, rejections) is attacked in memory: tests/test_attacks_transport.py.
 # behaviour, argument, expected status of the target case, a pattern its message must match
 TARGETED = [
     ("crash-mid-run", "", "errored", "crashes in a fresh process too|^exit status 3$"),
-    ("exit0-no-output", "", "errored", "exited .status 0. during the case|not JSON"),
     ("partial-line-hang", "", "errored", "timed out"),
-    ("hang", "", "errored", "timed out after 1 s"),
-    ("just-past-timeout", "1.3", "errored", "timed out after 1 s"),
-    ("garbage", "", "errored", "not JSON"),
-    ("invalid-utf8", "", "errored", "not UTF-8"),
+    ("hang", "", "errored", "timed out after (1|0.5) s"),
+    ("just-past-timeout", "1.3", "errored", "timed out after (1|0.5) s"),
     ("split-writes", "", "passed", ""),
-    ("answers-twice-one-write", "", "errored", "answered the same request twice"),
     ("answers-twice-later", "", "errored", "answered the same request twice"),
-    ("wrong-seq-target", "", "errored", "expected"),
     ("huge-stdout", "", "errored", "16,777,216 bytes"),
     ("close-stdin", "", "passed", ""),
-    ("exit1-on-valid", "", "failed", "rejected a valid request"),
-    ("exit1-no-object", "", "errored", "exit status 1 without a rejection object|exited .status 1. during the case"),
+    ("close-stdout-and-stay", "", "errored", "timed out after (1|0.5) s"),
+    ("blank-flood", "", "errored", "timed out after (1|0.5) s|16,777,216 bytes"),
 ]
-PER_CASE_DIFFERS = {
-    # one process per case has no seq to get wrong, and two answers are two JSON documents
-    "wrong-seq-target": "passed", "answers-twice-one-write": "errored", "answers-twice-later": "errored",
+PER_CASE_DIFFERS: dict[str, str] = {
+    # two answers are two JSON documents: not JSON
+    "answers-twice-later": "errored",
 }
 
 
-@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
-@pytest.mark.parametrize(("behaviour", "arg", "status", "words"), TARGETED, ids=[t[0] for t in TARGETED])
+#: Time-outs that per-case mode meets the same way as `hang` and `close-stdout-and-stay` (one
+#: read of the whole output, one wait for the exit, both to the same deadline): run once, in
+#: persistent mode, where each takes another path.
+PERSISTENT_ONLY = {"partial-line-hang", "just-past-timeout"}
+MODES = [
+    pytest.param(behaviour, arg, status, words, isolate, id=f"{behaviour}-{'isolate' if isolate else 'persistent'}")
+    for behaviour, arg, status, words in TARGETED
+    for isolate in (False, True)
+    if not (isolate and behaviour in PERSISTENT_ONLY)
+]
+
+
+@pytest.mark.parametrize(("behaviour", "arg", "status", "words", "isolate"), MODES)
 def test_targeted_fault_is_classified_and_contained(
     tmp_path: Path, clean: dict[str, tuple[str, str]], behaviour: str, arg: str, status: str,
     words: str, isolate: bool,
 ) -> None:
     """The faulty case gets the right status and message; all other cases match a clean run."""
-    report = _run(tmp_path, behaviour, *(["--isolate"] if isolate else []), arg=arg)
+    # Persistent mode answers a healthy case in a millisecond: half a second per case is ample
+    # (a fresh process, the retry, is only started for the target, which fails anyway).
+    limit = [] if isolate else ["--timeout-multiplier", "0.05"]
+    report = _run(tmp_path, behaviour, *(["--isolate"] if isolate else limit), arg=arg)
     results = _by_case(report)
     expected = PER_CASE_DIFFERS.get(behaviour, status) if isolate else status
     got_status, message = results.pop(TARGET)
@@ -79,6 +95,25 @@ def test_targeted_fault_is_classified_and_contained(
         assert re.search(words, message), message
     others = {case: value[0] for case, value in clean.items() if case != TARGET}
     assert {case: value[0] for case, value in results.items()} == others
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_one_output_limit_for_both_modes(tmp_path: Path, isolate: bool) -> None:
+    """16 MiB of answer (its newline not counted) is read in either mode; one byte more is
+    `wrote more than 16,777,216 bytes` in either mode."""
+    mode = ["--isolate"] if isolate else []
+    exact = _by_case(_run(tmp_path, "pad", *mode, arg="0"))
+    over = _by_case(_run(tmp_path, "pad", *mode, "--quiet", arg="1"))
+    assert exact[TARGET] == ("passed", "")
+    assert over[TARGET][0] == "errored" and "wrote more than 16,777,216 bytes" in over[TARGET][1]
+
+
+def test_endless_second_answers_are_bounded_by_the_case_limit(tmp_path: Path) -> None:
+    """Second answers to the first request, without end, in place of the target's answer: the
+    target times out, the first case is marked, the run ends."""
+    results = _by_case(_run(tmp_path, "repeat-flood", "--timeout-multiplier", "0.05"))
+    assert results[CASES[0]] == ("errored", "answered the same request twice")
+    assert results[TARGET][0] == "errored" and "timed out after 0.5 s" in results[TARGET][1]
 
 
 def test_crash_at_start_errors_every_case_with_the_exit_status(tmp_path: Path) -> None:
@@ -97,8 +132,8 @@ def test_noise_before_handshake_falls_back_to_per_case(tmp_path: Path, clean: di
 
 
 def test_slow_start_within_the_allowance_passes(tmp_path: Path, clean: dict[str, tuple[str, str]]) -> None:
-    """A 1.5 s start with 1 s per case (3 s for the handshake) is not charged to any case."""
-    report = _run(tmp_path, "slow-start", arg="1.5")
+    """A 0.8 s start with 0.5 s per case (1.5 s for the handshake) is not charged to any case."""
+    report = _run(tmp_path, "slow-start", "--timeout-multiplier", "0.05", arg="0.8")
     assert report["implementation"]["mode"] == "persistent"
     assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
 
@@ -122,7 +157,8 @@ def _cli(tmp_path: Path, behaviour: str) -> tuple[int, float, dict[str, Any]]:
     report = tmp_path / "r.json"
     done = subprocess.run(
         [sys.executable, "-c", _MEASURED, "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
-         "--role", "reader", "--timeout-multiplier", MULTIPLIER, "--report-json", str(report)],
+         *(option for case in CASES for option in ("--case", case)),
+         "--timeout-multiplier", MULTIPLIER, "--report-json", str(report)],
         capture_output=True, text=True, check=False, timeout=300,
     )
     peak_kib = int(done.stderr.rsplit("PEAK_KIB=", 1)[1].split()[0])

@@ -23,7 +23,7 @@ TODAY = datetime.date(2026, 11, 29)
 
 def _failed(case_id: str) -> Failed:
     difference = Difference(rule="ID-3", message="split")
-    return Failed(case_id=case_id, level=Level.MUST, differences=(difference,), levels=(Level.MUST,))
+    return Failed(case_id=case_id, differences=(difference,), levels=(Level.MUST,))
 
 
 def _known(*entries: KnownFailure) -> KnownFailures:

@@ -46,7 +46,7 @@ def _answer(case: Case, write: Write, read: Read) -> Answer:
         return Crashed(reason="exit status 1 without a rejection object on standard output")
     except Exception as exc:  # noqa: BLE001 - any other failure is a crash, as in the runner
         return Crashed(reason=f"{type(exc).__name__}: {exc}")
-    return Answered(output=json.dumps(result).encode())
+    return Answered(result=json.loads(json.dumps(result)))
 
 
 def _outcomes(write: Write, read: Read) -> dict[str, Outcome]:

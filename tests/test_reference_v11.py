@@ -977,7 +977,7 @@ def test_protocol_schema(message: dict[str, Any], valid: bool) -> None:
     """The answer to start without persistent mode, and seq a non-negative integer (C-6)."""
     assert schemas.is_valid("protocol", message) is valid
     assert (
-        "start_rejected" in json.loads((REPO / "schema/protocol.schema.json").read_text())["$defs"]
+        "start-rejected" in json.loads((REPO / "schema/protocol.schema.json").read_text())["$defs"]
     )
 
 

@@ -47,7 +47,8 @@ def test_command_is_never_run_through_a_shell(tmp_path: Path, monkeypatch: pytes
 
 
 def test_environment_is_the_runners_plus_the_protocol_marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the README documents: the runner's environment, plus CARDID_PROTOCOL=1."""
+    """What the README documents: the runner's environment, plus CARDID_PROTOCOL=1 and the
+    CARDID_RUN mark that finds the implementation's descendants."""
     spy = tmp_path / "spy.jsonl"
     monkeypatch.setenv("FAKE_SPY_FILE", str(spy))
     monkeypatch.setenv("CARDID_TEST_MARKER", "kept")
@@ -55,4 +56,4 @@ def test_environment_is_the_runners_plus_the_protocol_marker(tmp_path: Path, mon
     env = json.loads(spy.read_text(encoding="utf-8").splitlines()[0])["env"]
     added = {k: v for k, v in env.items() if os.environ.get(k) != v}
     assert env["CARDID_TEST_MARKER"] == "kept"
-    assert set(added) <= {"CARDID_PROTOCOL", "PWD", "OLDPWD", "_"}
+    assert set(added) <= {"CARDID_PROTOCOL", "CARDID_RUN", "PWD", "OLDPWD", "_"}

@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import time
+import zlib
 from typing import Any
 
 from reference.adapter import answer
@@ -23,6 +24,7 @@ TARGET = "#u1 ? owner=P2"
 #: What `hostile-text` puts in its name, messages and stderr: terminal escapes, characters XML
 #: forbids, a carriage return, bidirectional and line-separator controls, lone surrogates, markup.
 HOSTILE = "\x1b[31mRED\x1b[2J\x00NUL\x07\rCR\u202eevil\u2028LS\udfffX\ud800 </failure>]]> & | `x` <b>[l](u)"
+HOSTILE_NAME = HOSTILE.replace("\udfff", "").replace("\ud800", "")
 HOSTILE_STDERR = b"\x1b[2J\x1b[31mred\x00nul\rcr\xff\xfe\xe2\x80\xae bidi\n"
 
 
@@ -140,6 +142,40 @@ def fault(line: bytes) -> int | None:
             with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
                 handle.write(f"{child.pid}\n")
             out(line)
+        case "setsid-grandchild":  # a grandchild in its own session: out of the process group
+            import subprocess
+
+            child = subprocess.Popen(
+                [sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True
+            )
+            with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
+                handle.write(f"{child.pid}\n")
+            if ARG == "hang":
+                time.sleep(3600)
+            out(line)
+        case "blank-flood":  # endless blank lines: no answer, ever
+            while True:
+                out(b"\n" * 4096)
+        case "repeat-flood":  # endless second answers to the first request
+            while True:
+                out(b'{"seq": 1, "rejected": "again"}\n' * 64)
+        case "mess-workdir":  # a folder without permissions, the folder itself moved away
+            os.makedirs("locked/deeper")
+            with open("locked/deeper/file", "w", encoding="utf-8") as handle:
+                handle.write("x")
+            os.chmod("locked/deeper", 0)
+            os.chmod("locked", 0)
+            here = os.getcwd()
+            os.rename(here, here + "-moved")
+            os.symlink("/", here)
+            out(line)
+        case "pad":  # the right answer, padded with spaces to 16 MiB + ARG bytes before its newline
+            body = line.rstrip(b"\n")
+            out(body + b" " * ((16 << 20) + int(ARG or 0) - len(body)) + b"\n")
+        case "close-stdout-and-stay":
+            sys.stdout.flush()
+            os.close(1)
+            time.sleep(3600)
         case "close-stdin":
             out(line)
             sys.stdin.close()
@@ -175,14 +211,20 @@ def persistent(first: dict[str, Any]) -> int:
     if BEHAVIOUR == "stderr-flood":
         sys.stderr.write("x" * (20 << 20) + "\n")
     roles = ["writer"] if BEHAVIOUR == "writer-only" else ["writer", "reader"]
-    name = HOSTILE if BEHAVIOUR == "hostile-text" else f"fake-{BEHAVIOUR}"
-    hello = {"protocol": 1, "implementation": {"name": name, "version": "0"}, "roles": roles}
-    sys.stdout.write(json.dumps(hello) + "\n")
-    sys.stdout.flush()
+    # The handshake is strict JSON (a lone surrogate in it is refused, falling back to per-case
+    # mode), so the name carries every other hostile character.
+    name = HOSTILE_NAME if BEHAVIOUR == "hostile-text" else f"fake-{BEHAVIOUR}"
+    emit({"protocol": 1, "implementation": {"name": name, "version": "0"}, "roles": roles})
+    if BEHAVIOUR == "stop-reading":
+        time.sleep(3600)  # reads nothing after the handshake
     served = 0
     for line in sys.stdin:
         message = json.loads(line)
         if message.get("cmd") == "stop":
+            if BEHAVIOUR == "ignore-stop":
+                with open(os.environ["FAKE_STOP_FILE"], "a", encoding="utf-8") as handle:
+                    handle.write("stop\n")
+                time.sleep(3600)
             return 0
         served += 1
         if BEHAVIOUR == "hostile-text":
@@ -196,6 +238,10 @@ def persistent(first: dict[str, Any]) -> int:
             status = fault(json.dumps(answer_line, ensure_ascii=False).encode() + b"\n")
             if status is not None:
                 return status
+            continue
+        if BEHAVIOUR == "hostile-lines" and served % 2 == 0:
+            attack = HOSTILE_LINES[(served // 2) % len(HOSTILE_LINES)]
+            out(attack.replace(b"SEQ", str(message["seq"]).encode()) + b"\n")
             continue
         if BEHAVIOUR == "leaky" and served == int(ARG or 3):
             return 3  # state left by earlier requests breaks this one; a fresh process is fine
@@ -217,13 +263,34 @@ FAULTS = {
     "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
-    "exit1-no-object",
+    "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
+    "repeat-flood", "mess-workdir", "pad",
 }
+
+#: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
+#: hashes to k (per-case mode): each must err its case, none may break the runner.
+HOSTILE_LINES = [
+    b'{"seq": [SEQ], "result": {}}',
+    b"[" * 200_000 + b"]" * 200_000,
+    b'{"seq": SEQ, "error": "boom \\ud800"}',
+    b'{"seq": true, "result": {}}',
+    b'{"seq": SEQ.0, "result": {}}',
+    b'{"seq": SEQ, "result": {"card_table": [], "card_table": []}}',
+    b'{"seq": SEQ, "result": {}, "error": "x"}',
+    b"\xff\xfe not utf-8",
+    b'{"seq": 1' + b"0" * 5000 + b"}",
+    b"[]",
+]
 
 
 def per_case(raw: str) -> int:
     if BEHAVIOUR in ("crash-always",):
         return 3
+    if BEHAVIOUR == "hostile-lines":
+        index = zlib.crc32(raw.encode())
+        if index % 2 == 0:
+            out(HOSTILE_LINES[(index // 2) % len(HOSTILE_LINES)].replace(b"SEQ", b"1"))
+            return 0
     request = json.loads(raw) if raw.strip() else None
     if BEHAVIOUR == "stderr-flood":
         sys.stderr.write("x" * (20 << 20) + "\n")
@@ -271,6 +338,8 @@ def main() -> int:
     if "FAKE_PID_FILE" in os.environ:
         with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
             handle.write(f"{os.getpid()}\n")
+    if BEHAVIOUR == "stop-reading-per-case":
+        time.sleep(3600)  # never reads its request
     first = sys.stdin.readline()
     try:
         message = json.loads(first)

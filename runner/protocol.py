@@ -1,0 +1,298 @@
+"""The one place that decodes what an implementation writes: strict JSON, each message checked
+against its own definition in schema/protocol.schema.json.
+
+Nothing here raises on anything an implementation can write: every function returns a value,
+or a `Problem` saying in one line what was wrong. Strings the implementation chose (rejection
+and error messages) are made printable: a lone surrogate is shown as its escape.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from conformance import collector, schemas
+from conformance.answer import Answer, Answered, Crashed, Rejected
+
+#: How much of an implementation's text a message quotes.
+QUOTE = 120
+#: How deep JSON an implementation writes may nest. Results nest four levels; deeper data
+#: would only reach Python's recursion limit later (in a repr, a schema message, json.dumps).
+MAX_DEPTH = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Why bytes are not the message that was due."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello:
+    """The implementation's answer to the persistent-mode handshake."""
+
+    name: str
+    version: str
+    roles: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A well-formed answer line to the request with this seq: `kind` is result, rejected or
+    error, `value` what it holds."""
+
+    seq: int
+    kind: str
+    value: Any
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+    return result
+
+
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"{text[:40]} is out of range")
+    return value
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
+#: A surrogate escape (\\ud800-\\udfff) in JSON text: only then can a lone surrogate come out.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def quote(data: bytes | str, size: int = QUOTE) -> str:
+    """A short, printable quotation of an implementation's text."""
+    if isinstance(data, bytes):
+        text = repr(data[:size])
+    else:
+        text = repr(printable(data[:size]))
+    return text + ("..." if len(data) > size else "")
+
+
+#: Control characters: a terminal obeys them (ESC [2J clears it), XML cannot hold them.
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+_CONTROLS_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """An implementation's text made safe to print and to store: each lone surrogate (which
+    no UTF-8 file or terminal takes) and each control character (which a terminal obeys and
+    XML cannot hold; newlines and tabs kept with `lines`) shown as its escape."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return (_CONTROLS_BUT_LINES if lines else _CONTROLS).sub(_escape, text)
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                return f"\\u{ord(item[exc.start]):04x}"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
+def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | Problem:
+    """Strict JSON from UTF-8 bytes: no duplicate keys, no NaN or Infinity, and (`scalars`) no
+    lone surrogate in any string; any depth and size without raising."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return Problem(f"{what} is not UTF-8 (byte {exc.start})")
+    try:
+        with collector.paused():  # decoded JSON holds no cycles; a long game's has many objects
+            value = _DECODER.decode(text)
+    except _Duplicate as exc:
+        return Problem(f"{what} is not strict JSON: duplicate key {quote(str(exc.args[0]))}")
+    except RecursionError:
+        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
+    except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
+        return Problem(f"{what} is not JSON ({printable(str(exc))[:200]}): {quote(data)}")
+    except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
+        return Problem(f"{what} is not usable JSON: {type(exc).__name__}")
+    if (
+        type(value) in (dict, list)
+        and data.count(b"[") + data.count(b"{") > MAX_DEPTH
+        and _deeper_than(value, MAX_DEPTH)
+    ):
+        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
+    if scalars:
+        return _scalars_only(value, data, what)
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether containers nest deeper than `limit`: walked level by level, containers only."""
+    level = [value]
+    depth = 1
+    while level:
+        if depth > limit:
+            return True
+        below: list[Any] = []
+        for item in level:
+            children = item.values() if type(item) is dict else item
+            below += [child for child in children if type(child) is dict or type(child) is list]
+        level = below
+        depth += 1
+    return False
+
+
+def _scalars_only(value: Any, data: bytes, what: str) -> Any | Problem:
+    """The value, or a Problem if one of its strings holds a lone surrogate (only a surrogate
+    escape in the JSON text can put one there, so most texts are not walked)."""
+    if _SURROGATE_ESCAPE.search(data):
+        surrogate = _lone_surrogate(value)
+        if surrogate is not None:
+            return Problem(f"{what} holds a lone surrogate ({surrogate}), which is not Unicode")
+    return value
+
+
+def _type_name(value: Any) -> str:
+    return {
+        dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+        int: "a number", float: "a number", type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def parse_hello(line: bytes) -> Hello | Problem:
+    """The handshake (protocol.schema.json#/$defs/handshake), or why persistent mode is off:
+    a start rejection (#/$defs/start-rejected), or anything else."""
+    message = decode(line, "the handshake")
+    if isinstance(message, Problem):
+        return Problem(f"{message.reason}")
+    if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
+        problem = schemas.first_problem("protocol#start-rejected", message)
+        if problem is None:
+            return Problem(f"refused persistent mode: {printable(message['rejected'])[:300]}")
+    problem = schemas.first_problem("protocol#handshake", message)
+    if problem is not None:
+        return Problem(
+            f"the handshake does not match protocol.schema.json#/$defs/handshake at "
+            f"{problem.where()}: {printable(problem.message)[:200]}: {quote(line)}"
+        )
+    return Hello(
+        name=printable(message["implementation"]["name"]),
+        version=printable(message["implementation"]["version"]),
+        roles=tuple(message["roles"]),
+    )
+
+
+_KINDS = ("result", "rejected", "error")
+
+
+def parse_reply(line: bytes, expected: int) -> Reply | Problem:
+    """One answer line (protocol.schema.json#/$defs/answer), or what is wrong with it. A
+    well-formed reply may still carry another integer seq than `expected` (a second answer to
+    an earlier request): the caller decides."""
+    message = decode(line, "the answer line", scalars=False)  # messages are made printable
+    if isinstance(message, Problem):
+        return message
+    if not isinstance(message, dict):
+        return Problem(f"wrote {_type_name(message)} where an answer object was due: {quote(line)}")
+    seq = message.get("seq")
+    if "seq" not in message:
+        return Problem(f"answered without seq: {quote(line)}")
+    if type(seq) is not int:
+        shown = json.dumps(seq, ensure_ascii=False)
+        shown = printable(shown[:40]) + ("..." if len(shown) > 40 else "")
+        return Problem(f"answered seq {shown}, expected {expected} (the very integer sent)")
+    kinds = [kind for kind in _KINDS if kind in message]
+    if not kinds:
+        return Problem(f"answered without result, rejected or error: {quote(line)}")
+    if len(kinds) > 1:
+        return Problem(f"answered with both {kinds[0]} and {kinds[1]}: one answer holds one of them")
+    kind = kinds[0]
+    value = message[kind]
+    envelope = {**message, kind: {} if isinstance(value, dict) else value}  # the result is judged apart
+    problem = schemas.first_problem(f"protocol#answer-{kind}", envelope)
+    if problem is not None:
+        return Problem(
+            f"the answer does not match protocol.schema.json#/$defs/answer-{kind} at "
+            f"{problem.where()}: {printable(problem.message)[:200]}"
+        )
+    if kind == "result":
+        checked = _scalars_only(value, line, "the result")
+        if isinstance(checked, Problem):
+            return checked
+    return Reply(seq=seq, kind=kind, value=value)
+
+
+def reply_answer(reply: Reply, stderr: str, seconds: float) -> Answer:
+    """The answer a well-formed reply gives."""
+    match reply.kind:
+        case "result":
+            return Answered(result=reply.value, stderr=stderr, seconds=seconds)
+        case "rejected":
+            return Rejected(message=printable(reply.value)[:500], stderr=stderr, seconds=seconds)
+        case _:
+            return Crashed(
+                reason=f"reported an error: {printable(reply.value)[:300]}",
+                stderr=stderr,
+                seconds=seconds,
+            )
+
+
+def per_case_answer(code: int, output: bytes, stderr: str, seconds: float) -> Answer:
+    """A per-case process's answer from its exit status and standard output (C-1, C-2)."""
+    if code == 0:
+        result = decode(output)
+        if isinstance(result, Problem):
+            return Crashed(reason=result.reason, output=output[:2000], stderr=stderr, seconds=seconds)
+        return Answered(result=result, stderr=stderr, seconds=seconds)
+    if code == 1:
+        return _rejection(output, stderr, seconds)  # the message is made printable
+    reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
+
+
+def _rejection(output: bytes, stderr: str, seconds: float) -> Rejected | Crashed:
+    """Exit status 1: a rejection only with the rejection object on standard output (C-2).
+
+    Exit status 1 is also what Python and Node.js give an uncaught exception, so the status alone
+    would let a program that cannot even start pass every must-reject case.
+    """
+    message = decode(output, scalars=False)
+    if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
+        return Rejected(message=printable(message["rejected"])[:500], stderr=stderr, seconds=seconds)
+    return Crashed(
+        reason='exit status 1 without a rejection object on standard output: a rejection is '
+        'exit status 1 and {"rejected": "reason"} on standard output (C-2); this looks like '
+        "an uncaught error",
+        output=output[:2000],
+        stderr=stderr,
+        seconds=seconds,
+    )

@@ -1,0 +1,45 @@
+"""The run's stop flag: set by a signal handler (or Ctrl-C), seen by every wait at once.
+
+Each wait of the transport (runner/process.py) polls the flag's pipe along with the process's
+own, so that an interruption wakes every worker thread at once, without killing processes from
+under other threads or raising exceptions into them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+
+class StopFlag:
+    """A flag with a pipe that becomes readable when it is set."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()  # not inherited by children (PEP 446)
+        os.set_blocking(self._read, False)
+        os.set_blocking(self._write, False)
+        self._set = False
+
+    def set(self) -> None:
+        """Set the flag; safe in a signal handler."""
+        self._set = True
+        with contextlib.suppress(BlockingIOError):
+            os.write(self._write, b"!")
+
+    def clear(self) -> None:
+        """Clear the flag (at the start of a run)."""
+        self._set = False
+        with contextlib.suppress(BlockingIOError):
+            while os.read(self._read, 4096):
+                pass
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def fileno(self) -> int:
+        """The pipe to poll: readable while the flag is set."""
+        return self._read
+
+
+#: The process's one stop flag.
+STOP = StopFlag()

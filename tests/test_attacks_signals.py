@@ -1,0 +1,269 @@
+"""Attacks on the process tree and on the runner's own life: no child outlives the run and no
+temporary folder stays, whatever happens to the runner (a second signal during shutdown,
+SIGHUP, SIGKILL); every wait is bounded, at stop too. Real processes, since these are
+process faults."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import report as report_module
+from conformance import schemas
+from conformance.answer import Crashed
+from runner import execute
+from runner.adapter import PerCase, Persistent, Request
+from runner.cli import Exit, main
+from runner.process import DIR_PREFIX
+from runner.stop import STOP
+from tests.fakes import scripted
+from tests.test_faults import CASES, FAKE, _running
+
+TARGET = CASES[-1]
+
+
+def _pids(path: Path) -> list[int]:
+    return [int(line) for line in path.read_text(encoding="utf-8").split()] if path.exists() else []
+
+
+def _wait_for(condition: Any, seconds: float = 60.0) -> bool:
+    """Poll a condition that is bound to come true soon (no timeout raced with a margin)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def _leftovers(scratch: Path) -> list[str]:
+    return [p.name for p in scratch.iterdir() if p.name.startswith(DIR_PREFIX)]
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_setsid_grandchild_does_not_outlive_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolate: bool
+) -> None:
+    """A grandchild that left the process group (setsid) is found by its CARDID_RUN mark and
+    ended with its implementation process."""
+    pid_file = tmp_path / "pids"
+    monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
+    code = main(["run", "--impl", f"{sys.executable} {FAKE} setsid-grandchild", "--case", TARGET,
+                 *(["--isolate"] if isolate else [])])
+    assert code == Exit.OK
+    pids = _pids(pid_file)
+    assert len(pids) >= 2
+    assert not [pid for pid in pids if _running(pid)], "a process outlived the run"
+
+
+def _runner(tmp_path: Path, behaviour: str, *args: str) -> tuple[subprocess.Popen[str], Path, Path]:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    pid_file = tmp_path / "pids"
+    env = {**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pid_file),
+           "FAKE_STOP_FILE": str(tmp_path / "stopped")}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
+         "--case", TARGET, *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )
+    return proc, scratch, pid_file
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_sigkill_of_the_runner_leaves_no_process_and_no_folder(tmp_path: Path, isolate: bool) -> None:
+    """SIGKILL cannot be handled: the watchdog, seeing the runner's pipe end, kills every
+    process carrying the run's mark (the implementation and its setsid grandchild) and removes
+    the run's temporary folders."""
+    proc, scratch, pid_file = _runner(tmp_path, "setsid-grandchild hang", *(["--isolate"] if isolate else []))
+    # The fake records its own PID at start and its grandchild's once spawned.
+    assert _wait_for(lambda: len(_pids(pid_file)) >= 2), proc.stderr
+    assert _leftovers(scratch)
+    proc.kill()
+    proc.communicate(timeout=60)
+    pids = _pids(pid_file)
+    assert _wait_for(lambda: not [pid for pid in pids if _running(pid)]), "a process outlived the runner"
+    assert _wait_for(lambda: not _leftovers(scratch)), _leftovers(scratch)
+
+
+@pytest.mark.parametrize(
+    ("signals", "code"),
+    [((signal.SIGHUP,), {129}), ((signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGHUP), {129, 130, 143})],
+    ids=["SIGHUP", "SIGTERM-then-three-more"],
+)
+def test_signals_end_the_run_with_a_partial_report_and_nothing_left(
+    tmp_path: Path, signals: tuple[int, ...], code: set[int]
+) -> None:
+    """SIGHUP is handled like SIGTERM; signals after the first lose no report: the run exits
+    128 + the first signal's number, with its report, no process and no folder left. (Signals
+    pending together are delivered lowest number first, so which one is first is the kernel's
+    choice here; the in-memory test below fixes the order.)"""
+    report = tmp_path / "partial.json"
+    proc, scratch, pid_file = _runner(tmp_path, "setsid-grandchild hang", "--report-json", str(report))
+    assert _wait_for(lambda: len(_pids(pid_file)) >= 2)
+    for signum in signals:
+        proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode in code, err
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert schemas.first_problem("report", data) is None
+    assert data["interrupted"] is True
+    assert not [pid for pid in _pids(pid_file) if _running(pid)]
+    assert not _leftovers(scratch)
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals need the main thread")
+def test_signals_during_the_run_and_during_the_reports_lose_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Deterministic, in memory: SIGTERM during the second case, then SIGINT and SIGTERM while
+    the report is being written. The handler never raises: the partial report is whole, and
+    the exit status is that of the first signal."""
+
+    def answer(message: dict[str, Any], seq: Any, served: int) -> list[scripted.Event]:
+        if served == 1:
+            return [scripted.Call(lambda: os.kill(os.getpid(), signal.SIGTERM)), *scripted.persistent_right(message, seq)]
+        return scripted.persistent_right(message, seq)
+
+    behaviour = scripted.Behaviour(persistent=answer)
+    monkeypatch.setattr(execute.Options, "launcher", lambda self: scripted.launcher(behaviour))
+    original = report_module.to_json
+
+    def to_json(*args: Any, **kwargs: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGINT)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(report_module, "to_json", to_json)
+    path = tmp_path / "r.json"
+    code = main(["run", *(o for c in CASES for o in ("--case", c)), "--report-json", str(path)])
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert code == 128 + signal.SIGTERM
+    assert data["interrupted"] is True
+    assert [r["case"] for r in data["results"]] == [CASES[0]]
+    assert not STOP.is_set()  # cleared for the next run in this process
+
+
+def test_stale_folders_of_a_dead_runner_are_removed_at_the_next_start(tmp_path: Path) -> None:
+    """A folder left by a runner that died with its watchdog is removed by the next run."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = scratch / f"{DIR_PREFIX}{dead.pid}x00000000.1-abcd"
+    stale.mkdir()
+    (stale / "junk").write_text("x", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "runner", "run", "--case", TARGET],
+        capture_output=True, text=True, check=False, timeout=120,
+        env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    assert done.returncode == Exit.OK, done.stderr
+    assert not stale.exists()
+
+
+def _argv(behaviour: str) -> list[str]:
+    return [sys.executable, str(FAKE), behaviour]
+
+
+def test_request_not_read_is_bounded_by_the_case_limit_in_both_modes() -> None:
+    """An implementation that stops reading: a 1 MiB request does not block the write past
+    the case's limit (0.5 s here; it took 68 s), in persistent and in per-case mode."""
+    payload = json.dumps({"role": "reader", "text": "x" * (1 << 20)}).encode()
+    request = Request(tag="big", role="reader", payload=payload, timeout=0.5)
+    session = Persistent(_argv("stop-reading"), start_timeout=30.0)
+    assert not isinstance(session.start(), str)
+    began = time.monotonic()
+    answer = session.run(request)
+    session.close()
+    assert isinstance(answer, Crashed) and answer.timed_out, answer
+    assert answer.reason == "timed out after 0.5 s (it had not read the whole request)"
+    per_case = PerCase(_argv("stop-reading-per-case")).run(request)
+    assert isinstance(per_case, Crashed) and per_case.timed_out, per_case
+    assert per_case.reason == "timed out after 0.5 s (it had not read the whole request)"
+    assert time.monotonic() - began < 30  # 2 x 1 s of limit, far from 68 s
+
+
+def test_stop_that_is_ignored_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An implementation that ignores `stop` and keeps its output open is killed after the
+    stop grace (2 s; 0.3 s here), with its group."""
+    stopped = tmp_path / "stopped"
+    monkeypatch.setenv("FAKE_STOP_FILE", str(stopped))
+    session = Persistent(_argv("ignore-stop"), start_timeout=30.0, stop_grace=0.3)
+    assert not isinstance(session.start(), str)
+    pid = session.pid
+    assert pid is not None
+    began = time.monotonic()
+    session.close()
+    assert stopped.exists()
+    assert time.monotonic() - began < 30
+    assert not _running(pid)
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
+def test_a_messed_up_folder_is_still_removed(tmp_path: Path, isolate: bool) -> None:
+    """The implementation removes permissions in its folder, moves the folder away and puts a
+    symbolic link to / in its place: the runner removes the moved folder and the link (never
+    following it), and the case passes."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} mess-workdir",
+         "--case", TARGET, *(["--isolate"] if isolate else [])],
+        capture_output=True, text=True, check=False, timeout=120, env={**os.environ, "TMPDIR": str(scratch)},
+    )
+    assert done.returncode == Exit.OK, done.stdout + done.stderr
+    assert not list(scratch.iterdir())
+    assert Path("/").is_dir() and Path("/proc").is_dir()
+
+
+@pytest.mark.parametrize(
+    ("extra", "signum"), [([], signal.SIGTERM), ([], signal.SIGKILL)], ids=["SIGTERM", "SIGKILL"]
+)
+def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, extra: list[str], signum: int) -> None:
+    """Under the pytest plugin too, killing pytest (SIGTERM, which pytest does not handle, or
+    SIGKILL) leaves no implementation process and no folder: the watchdog ends them. (Killing
+    an xdist controller leaves its workers to end their current item first, within its limit.)"""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    pid_file = tmp_path / "pids"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", str(Path(__file__).resolve().parent.parent / "conformance"),
+         "--impl", f"{sys.executable} {FAKE} setsid-grandchild hang", "-k", TARGET, "-p", "no:cacheprovider",
+         "-q", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env={**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pid_file)},
+    )
+    assert _wait_for(lambda: len(_pids(pid_file)) >= 2), proc.stderr
+    proc.send_signal(signum)
+    proc.communicate(timeout=60)
+    pids = _pids(pid_file)
+    assert _wait_for(lambda: not [pid for pid in pids if _running(pid)]), "a process outlived pytest"
+    assert _wait_for(lambda: not _leftovers(scratch)), _leftovers(scratch)
+
+
+def test_only_marked_processes_are_killed() -> None:
+    """A process without the mark (or with another run's) is never killed by the mark scan."""
+    from runner.process import _kill_if_marked, kill_marked
+
+    bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                 env={**os.environ, "CARDID_RUN": "someone-else.1"})
+    try:
+        kill_marked("someone-else.2")
+        kill_marked("someone", prefix=True)
+        _kill_if_marked(bystander.pid, "someone-else.3", prefix=False)
+        assert bystander.poll() is None
+        kill_marked("someone-else", prefix=True)
+        assert bystander.wait(timeout=10) == -signal.SIGKILL
+    finally:
+        bystander.kill()
+        bystander.wait()
