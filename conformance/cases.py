@@ -208,19 +208,19 @@ def _writer_expectation(path: Path, data: Mapping[str, Any]) -> WriterExpectatio
         hints.append(hint)
     instances = {}
     for label, raw in instances_raw.items():
-        where = ("expect", "instances", label)
+        at = ("expect", "instances", label)
         if label not in labels:
             raise CaseError(
                 path,
                 f"expect.instances.{label} is assigned to no observation",
-                line=yamlfile.line_of(path, where),
+                line=yamlfile.line_of(path, at),
             )
         entry = CardEntry.from_dict(raw, id=label)
         if entry.name is not None and entry.revealed_at is None:
             raise CaseError(
                 path,
                 f"expect.instances.{label}: a named instance needs revealed_at",
-                line=yamlfile.line_of(path, where),
+                line=yamlfile.line_of(path, at),
             )
         if entry.revealed_at is not None and (
             entry.revealed_at >= len(labels) or labels[entry.revealed_at] != label
@@ -229,7 +229,7 @@ def _writer_expectation(path: Path, data: Mapping[str, Any]) -> WriterExpectatio
                 path,
                 f"expect.instances.{label}: revealed_at {entry.revealed_at} is not an observation "
                 f"of {label!r}",
-                line=yamlfile.line_of(path, (*where, "revealed_at")),
+                line=yamlfile.line_of(path, (*at, "revealed_at")),
             )
         instances[label] = entry
     return WriterExpectation(labels=tuple(labels), rule_hints=tuple(hints), instances=instances)

@@ -77,9 +77,9 @@ def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: 
             continue
         level = failure_level(outcome)
         word = {None: status(outcome), Level.MUST: "failing", Level.SHOULD: "warning"}.get(level, "other")
-        for row in sorted({(rule.split("-", 1)[0], spec.rule(rule).level.name) for rule in case.rules}):
-            table[row][word] += 1
-            table[row]["total"] += 1
+        for key in sorted({(rule.split("-", 1)[0], spec.rule(rule).level.name) for rule in case.rules}):
+            table[key][word] += 1
+            table[key]["total"] += 1
     if table:
         lines.append("by rule family and level (cases citing a rule of that family and level):")
         for (family, level_name), row in sorted(table.items()):

@@ -56,4 +56,4 @@ def to_junit(
                 ET.SubElement(element, "skipped", message=escape.visible(reason))
             case ExpectedFailure(reason=reason):
                 ET.SubElement(element, "skipped", message=escape.visible(f"known failure: {reason}")).text = text
-    return ET.tostring(suite, encoding="utf-8", xml_declaration=True)
+    return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True))

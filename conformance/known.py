@@ -97,15 +97,15 @@ def apply_known_failures(
             )
     marked: list[Outcome] = []
     for outcome in outcomes:
-        entry = by_case.get(outcome.case_id)
-        expired = entry is not None and entry.expires is not None and entry.expires < today
-        if entry is None or expired:
+        listed = by_case.get(outcome.case_id)
+        expired = listed is not None and listed.expires is not None and listed.expires < today
+        if listed is None or expired:
             marked.append(outcome)
         elif isinstance(outcome, Failed | Errored):
-            marked.append(ExpectedFailure(case_id=outcome.case_id, failure=outcome, reason=entry.reason))
+            marked.append(ExpectedFailure(case_id=outcome.case_id, failure=outcome, reason=listed.reason))
         elif isinstance(outcome, Passed):
             problems.append(
-                f"{known.path}: {entry.case} is listed as a known failure but passed; "
+                f"{known.path}: {listed.case} is listed as a known failure but passed; "
                 "remove the entry"
             )
             marked.append(outcome)

@@ -19,6 +19,7 @@ from conformance.outcome import (
     Outcome,
     Passed,
     Skipped,
+    Status,
     status,
 )
 from conformance.spec import Level, Spec
@@ -73,7 +74,7 @@ def verdict(outcomes: Sequence[Outcome]) -> Verdict:
         1
         for o in outcomes
         if isinstance(o, Passed | Failed)
-        or isinstance(o, ExpectedFailure) and isinstance(o.failure, Failed)
+        or (isinstance(o, ExpectedFailure) and isinstance(o.failure, Failed))
     )
     return Verdict(
         conforming=must == 0 and not bugs and judged > 0,
@@ -89,12 +90,12 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
     counts = Counter(status(outcome) for outcome in outcomes)
     return {
         "total": len(outcomes),
-        "passed": counts["passed"],
-        "failed": counts["failed"],
-        "errored": counts["errored"],
-        "skipped": counts["skipped"],
-        "expected_failures": counts["expected-failure"],
-        "case_bugs": counts["case-bug"],
+        "passed": counts[Status.PASSED],
+        "failed": counts[Status.FAILED],
+        "errored": counts[Status.ERRORED],
+        "skipped": counts[Status.SKIPPED],
+        "expected_failures": counts[Status.EXPECTED_FAILURE],
+        "case_bugs": counts[Status.CASE_BUG],
     }
 
 

@@ -85,7 +85,7 @@ def validator(name: str) -> jsonschema.protocols.Validator:
     registry = _registry()
     schema = _schema(name)
     cls = jsonschema.validators.validator_for(_contents()[_uri(name.partition("#")[0])])
-    return cls(schema, registry=registry)  # type: ignore[no-any-return]
+    return cls(schema, registry=registry)
 
 
 @cache

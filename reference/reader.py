@@ -24,13 +24,13 @@ def _is_scalar_beyond_ascii(cp: int) -> bool:
 def is_qchar(char: str) -> bool:
     """A character allowed unescaped in a quoted string (`qchar`)."""
     cp = ord(char)
-    return 0x20 <= cp <= 0x7E and char not in '"\\' or _is_scalar_beyond_ascii(cp)
+    return (0x20 <= cp <= 0x7E and char not in '"\\') or _is_scalar_beyond_ascii(cp)
 
 
 def is_number_char(char: str) -> bool:
     """A character allowed in a collector number: no control, no space, no "]"."""
     cp = ord(char)
-    return 0x21 <= cp <= 0x7E and char != "]" or _is_scalar_beyond_ascii(cp)
+    return (0x21 <= cp <= 0x7E and char != "]") or _is_scalar_beyond_ascii(cp)
 
 
 def quote(text: str) -> str:

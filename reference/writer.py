@@ -197,7 +197,7 @@ class Observation:
 
     @property
     def type(self) -> str:
-        return self.data["type"]
+        return str(self.data["type"])  # a string: the writer checks each observation's type first
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.data.get(key, default)

@@ -78,4 +78,4 @@ def _raw(answer: Answered) -> bytes:
     try:
         return answer.raw()
     except UnicodeEncodeError:
-        return escape.json_document(json.dumps(answer.decoded, ensure_ascii=False)).encode()
+        return escape.json_document(json.dumps(answer.result, ensure_ascii=False)).encode()

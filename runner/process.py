@@ -199,7 +199,7 @@ def marked_processes_among(pids: Iterable[int], mark: str, *, prefix: bool) -> I
         except OSError:
             continue
         for variable in environ.split(b"\0"):
-            if variable == wanted or prefix and variable.startswith(wanted + b"."):
+            if variable == wanted or (prefix and variable.startswith(wanted + b".")):
                 yield pid
                 break
 
@@ -250,7 +250,7 @@ def _still_running(pid: int) -> bool:
 def _over(output: bytearray) -> bool:
     """Whether a whole output is over MAX_OUTPUT bytes, its final newline not counted."""
     size = len(output)
-    return size > MAX_OUTPUT + 1 or size == MAX_OUTPUT + 1 and output[-1] != 0x0A
+    return size > MAX_OUTPUT + 1 or (size == MAX_OUTPUT + 1 and output[-1] != 0x0A)
 
 
 class Process:
@@ -392,7 +392,7 @@ class Process:
         the output is over as far as this process goes."""
         return self._exited_at is not None and time.monotonic() >= self._exited_at + _AFTER_EXIT
 
-    def read_all(self, deadline: float) -> Read:
+    def read_all(self, deadline: float) -> Output | Read:
         """All of standard output until it closes (per-case mode). The limit is that of one
         line in persistent mode: MAX_OUTPUT bytes, not counting a final newline."""
         while self._out is not None:
@@ -555,10 +555,8 @@ class Process:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
         kill_marked(self.mark)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL does not fail this way
             self.popen.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL does not fail this way
-            pass
         self.returncode = self.popen.returncode
         for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
             with contextlib.suppress(OSError):

@@ -82,10 +82,7 @@ _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 def quote(data: bytes | str, size: int = QUOTE) -> str:
     """A short, printable quotation of an implementation's text."""
-    if isinstance(data, bytes):
-        text = repr(data[:size])
-    else:
-        text = repr(printable(data[:size]))
+    text = repr(data[:size]) if isinstance(data, bytes) else repr(printable(data[:size]))
     return text + ("..." if len(data) > size else "")
 
 

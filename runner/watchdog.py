@@ -11,6 +11,7 @@ Ctrl-C or a closed terminal that ends the runner does not end it too. Standard l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -19,7 +20,7 @@ import time
 
 
 def _marked(wanted: bytes) -> list[int]:
-    found = []
+    found: list[int] = []
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -50,10 +51,8 @@ def main(token: str, tmpdir: str) -> int:
     for _ in range(200):
         pids = _marked(wanted)
         for pid in pids:
-            try:
+            with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
         quiet = quiet + 1 if not pids else 0
         if quiet >= 2:
             break
@@ -72,10 +71,8 @@ def main(token: str, tmpdir: str) -> int:
 def _remove(path: str) -> None:
     """As runner.process.remove_tree: never follow a link, get past removed permissions."""
     if os.path.islink(path):
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(path)
-        except OSError:
-            pass
         return
 
     def retry(function, name, _):  # type: ignore[no-untyped-def]
@@ -87,10 +84,8 @@ def _remove(path: str) -> None:
         except OSError:
             pass
 
-    try:
+    with contextlib.suppress(OSError):
         shutil.rmtree(path, onerror=retry)
-    except OSError:
-        pass
 
 
 if __name__ == "__main__":
