@@ -47,9 +47,9 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
-def _worker(config: pytest.Config) -> execute.Worker:
+def _case_runner(config: pytest.Config) -> execute.CaseRunner:
     """One implementation per pytest process (each xdist worker has its own)."""
-    if _WORKER not in config.stash:
+    if _CASE_RUNNER not in config.stash:
         command = config.getoption("--impl")
         try:
             argv = tuple(split_command(command)) if command else execute.REFERENCE_ARGV
@@ -63,13 +63,13 @@ def _worker(config: pytest.Config) -> execute.Worker:
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
         session = None if started is None or isinstance(started, str) else started
-        config.stash[_WORKER] = execute.Worker(
+        config.stash[_CASE_RUNNER] = execute.CaseRunner(
             options, load_spec(), isolate=session is None, session=session
         )
-    return config.stash[_WORKER]
+    return config.stash[_CASE_RUNNER]
 
 
-_WORKER = pytest.StashKey[execute.Worker]()
+_CASE_RUNNER = pytest.StashKey[execute.CaseRunner]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -83,27 +83,27 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    worker = config.stash.get(_WORKER, None)
-    if worker is not None:
-        worker.close()
+    case_runner = config.stash.get(_CASE_RUNNER, None)
+    if case_runner is not None:
+        case_runner.close()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Stop the implementation; a breach it revealed only at the end fails the session."""
-    worker = session.config.stash.get(_WORKER, None)
-    if worker is None:
+    case_runner = session.config.stash.get(_CASE_RUNNER, None)
+    if case_runner is None:
         return
-    worker.close()
-    if worker.late_violations and exitstatus == pytest.ExitCode.OK:
+    case_runner.close()
+    if case_runner.late_violations and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Protocol breaches seen only after a case's item finished (a second answer to it)."""
-    worker = config.stash.get(_WORKER, None)
-    if worker is None:
+    case_runner = config.stash.get(_CASE_RUNNER, None)
+    if case_runner is None:
         return
-    for case_id, reason in sorted(worker.late_violations.items()):
+    for case_id, reason in sorted(case_runner.late_violations.items()):
         line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
         terminalreporter.write_line(line, red=True)
 
@@ -140,7 +140,7 @@ class CaseItem(pytest.Item):
         self.case = case
 
     def runtest(self) -> None:
-        outcome = _worker(self.config).outcome(self.case)
+        outcome = _case_runner(self.config).outcome(self.case)
         match outcome:
             case Passed():
                 return
