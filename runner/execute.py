@@ -96,6 +96,11 @@ class CaseRunner:
         #: case ID -> a protocol breach about that case seen only later (a second answer).
         self.late_violations: dict[str, str] = {}
 
+    @property
+    def mode(self) -> str:
+        """"per-case" or "persistent", as a report names it."""
+        return "per-case" if self._isolate else "persistent"
+
     def outcome(self, case: Case) -> Outcome:
         """Run one case; a crash in persistent mode is retried once in a fresh process."""
         return self.run(case)[0]
