@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -456,10 +456,8 @@ class _GrowthWorker:
 
 def reset_peak(pid: int) -> None:
     """Start VmHWM afresh (Linux: `5` to clear_refs), where the kernel allows it."""
-    try:
+    with suppress(OSError):
         Path(f"/proc/{pid}/clear_refs").write_text("5")
-    except OSError:
-        pass
 
 
 def peak_mb(pid: int | None) -> float:

@@ -30,6 +30,13 @@ class KnownFailures:
     implementation: str
     entries: tuple[KnownFailure, ...]
 
+    def active(self, case_id: str, today: datetime.date) -> KnownFailure | None:
+        """The unexpired entry for a case, if any: a failure it covers is expected."""
+        for entry in self.entries:
+            if entry.case == case_id and (entry.expires is None or entry.expires >= today):
+                return entry
+        return None
+
 
 #: What to do about a broken known-failure file, whatever is wrong with it.
 _FIX = "fix the known-failure file (schema/expect.schema.json), or run without --expect"

@@ -14,33 +14,29 @@ Exit codes (documented in README.md):
 from __future__ import annotations
 
 import argparse
-import datetime
+import dataclasses
 import shlex
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from enum import IntEnum
 from pathlib import Path
 from typing import Any, NoReturn, Self, TextIO
 
-from conformance import console, escape, report, suite
+from conformance import console, escape, suite
 from conformance.cases import Corpus, case_files
 from conformance.errors import CardidError, SuiteError, UsageError
-from conformance.junit import to_junit
-from conformance.known import apply_known_failures, load_known_failures
+from conformance.known import load_known_failures
 from conformance.lint import lint
-from conformance.markdown import to_markdown
-from conformance.outcome import CaseBug, Outcome
 from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute, options
-from runner.failures import save_failures
 from runner.loading import load_cases
-from runner.outputs import OutputError, write_atomically
 from runner.process import split_command
 from runner.progress import Progress
 from runner.resume import resume
+from runner.run import Outputs, Result, Run, perform
 from runner.stop import STOP
 
 
@@ -97,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--markdown", type=options.output_file, metavar="PATH", help="write a Markdown summary")
     run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
                      help="keep the request, raw output and diff of each failure in DIR/<case>/")
-    run.add_argument("--expect", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
+    run.add_argument("--expect", dest="known_failures", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
     run.add_argument("--resume", type=options.input_file, metavar="PATH",
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
@@ -206,82 +202,61 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    """Parse options -> build the Run -> perform it -> print the Result."""
     spec = load_spec()
     corpus = _corpus(args, spec)
     argv = tuple(split_command(args.impl)) if args.impl is not None else execute.REFERENCE_ARGV
     _check_outputs(args)
-    known = load_known_failures(args.expect) if args.expect else None
-    run_options = execute.Options.scaled(
-        argv, multiplier=args.timeout_multiplier, isolate=args.isolate, jobs=args.jobs
+    the_run = Run(
+        impl=args.impl,
+        argv=argv,
+        spec=spec,
+        corpus=corpus,
+        cases_dir=args.cases,
+        selection=_selection(args, spec),
+        isolate=args.isolate,
+        multiplier=args.timeout_multiplier,
+        jobs=args.jobs,
+        known_failures=load_known_failures(args.known_failures) if args.known_failures else None,
+        outputs=Outputs(
+            report_json=args.report_json,
+            junit=args.junit,
+            markdown=args.markdown,
+            save_failures=args.save_failures,
+        ),
     )
-    selected = _selection(args, spec).apply(corpus.cases)
-    if not selected and not corpus.bugs:
-        raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
-    cases_by_id = {case.id: case for case in corpus.cases}
-    rerun = {case.id: _rerun_command(args, case.id) for case in selected}
-    command = args.impl or "cardid reference"
-    resumed: Mapping[str, Outcome] = {}
     if args.resume:
-        earlier = resume(args.resume, command, spec, selected)
-        resumed = earlier.outcomes
+        earlier = resume(args.resume, the_run.command, spec, the_run.selected())
+        the_run = dataclasses.replace(the_run, resumed=earlier.outcomes)
         if earlier.changed:
             _say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
                  f"so they run again: {', '.join(earlier.changed)}")
-    to_run = [case for case in selected if case.id not in resumed]
-    progress = Progress(len(to_run))
+    selected = the_run.selected()
+    progress = Progress(len([case for case in selected if case.id not in the_run.resumed]))
     try:
-        execution = execute.run_cases(to_run, run_options, spec, progress=progress)
+        result = perform(the_run, progress=progress)
     finally:
         progress.close()
-    fresh = {outcome.case_id: outcome for outcome in execution.outcomes}
-    done = [resumed.get(case.id) or fresh.get(case.id) for case in selected]
-    bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in corpus.bugs]
-    outcomes: Sequence[Outcome] = [*bugs, *(outcome for outcome in done if outcome is not None)]
-    problems: tuple[str, ...] = ()
-    if known is not None:
-        applied = apply_known_failures(known, outcomes, cases_by_id.keys(), datetime.date.today())
-        outcomes, problems = applied.outcomes, applied.problems
-    if execution.fallback_reason:
-        _say(f"note: persistent mode unavailable ({execution.fallback_reason}); one process per case")
-    for outcome in outcomes:
-        for line in console.failure_lines(outcome, rerun.get(outcome.case_id), verbose=not args.quiet):
+    return _print_result(args, the_run, result)
+
+
+def _print_result(args: argparse.Namespace, the_run: Run, result: Result) -> int:
+    """Show a Result as `cardid run` does, and give its exit code."""
+    if result.fallback_reason:
+        _say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
+    for outcome in result.outcomes:
+        rerun = result.info.rerun.get(outcome.case_id)
+        for line in console.failure_lines(outcome, rerun, verbose=not args.quiet):
             print(line)  # already escaped
-    for problem in problems:
+    for problem in result.known_failure_problems:
         _say(f"KNOWN-FAILURE FILE: {problem}")
-    for line in console.summary_lines(outcomes, cases_by_id, spec):
+    cases_by_id = {case.id: case for case in the_run.corpus.cases}
+    for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec):
         print(line)
-    info = report.RunInfo(
-        command=command,
-        spec_version=spec.version,
-        cases_dir=str(args.cases),
-        name=execution.hello.name if execution.hello else None,
-        version=execution.hello.version if execution.hello else None,
-        mode=execution.mode,
-        interrupted=execution.interrupted,
-        rerun=rerun,
-        known_failures_file=str(args.expect) if args.expect else None,
-        known_failure_problems=problems,
-    )
-    renderers: list[tuple[str, Path | None, Callable[[], bytes]]] = [
-        ("--report-json", args.report_json,
-         lambda: report.to_json_text(report.to_json(outcomes, cases_by_id, info, spec)).encode()),
-        ("--junit", args.junit, lambda: to_junit(outcomes, cases_by_id, rerun)),
-        ("--markdown", args.markdown, lambda: to_markdown(outcomes, cases_by_id, info, spec).encode()),
-    ]
-    unwritten = []
-    for option, path, render in renderers:  # one that cannot be written stops none of the others
-        if path is not None:
-            try:
-                write_atomically(path, render(), what=option)
-            except OutputError as exc:
-                unwritten.append(exc.message)
-    if args.save_failures:
-        unwritten += save_failures(args.save_failures, outcomes, cases_by_id, execution.answers, rerun)
-    for message in unwritten:
+    for message in result.unwritten:
         _say(f"error: {message}", sys.stderr)
-    if execution.interrupted:
-        finished = len(outcomes) - len(bugs)
-        report_failed = any(message.startswith("cannot write --report-json") for message in unwritten)
+    if result.interrupted:
+        report_failed = any(message.startswith("cannot write --report-json") for message in result.unwritten)
         where = (
             "; the partial report could not be written"
             if report_failed
@@ -289,13 +264,16 @@ def _run(args: argparse.Namespace) -> int:
             if args.report_json
             else "; pass --report-json next time to be able to resume"
         )
-        _say(f"interrupted: {finished} of {len(selected)} cases finished{where}", sys.stderr)
-    if unwritten:
+        _say(f"interrupted: {result.finished} of {result.selected} cases finished{where}", sys.stderr)
+    if result.unwritten:
         return Exit.USAGE
-    if execution.interrupted:
+    if result.interrupted:
         return 128 + (_SIGNALS.first or signal.SIGINT)
-    conforming = report.verdict(outcomes).conforming
-    return Exit.OK if conforming and not problems else Exit.FAILED
+    return Exit.OK if result.passed else Exit.FAILED
+
+
+#: Options whose destination is not their name: --expect names the known-failure file.
+_DEST = {"--expect": "known_failures"}
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
@@ -303,7 +281,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     output replaces the known-failure file. (--resume may name the --report-json it resumes.)"""
     seen: dict[Path, str] = {}
     for option in ("--expect", "--report-json", "--junit", "--markdown", "--save-failures"):
-        path = getattr(args, option.lstrip("-").replace("-", "_"))
+        path = getattr(args, _DEST.get(option, option.lstrip("-").replace("-", "_")))
         if path is None:
             continue
         key = path.absolute().parent.resolve() / path.name
@@ -345,17 +323,3 @@ class _Signals:
 
 
 _SIGNALS = _Signals()
-
-
-def _rerun_command(args: argparse.Namespace, case_id: str) -> str:
-    parts = ["cardid", "run"]
-    if args.impl:
-        parts += ["--impl", args.impl]
-    if args.cases.resolve() != suite.CASES_DIR.resolve():
-        parts += ["--cases", str(args.cases)]
-    if args.isolate:
-        parts.append("--isolate")
-    if args.timeout_multiplier != 1.0:
-        parts += ["--timeout-multiplier", f"{args.timeout_multiplier:g}"]
-    parts += ["--case", case_id]
-    return shlex.join(parts)

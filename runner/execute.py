@@ -70,11 +70,11 @@ class Execution:
 
 
 class _Interrupted(Exception):
-    """Raised in a worker whose case was cut short by an interruption; its result is dropped."""
+    """Raised in a case runner whose case was cut short by an interruption; its result is dropped."""
 
 
-class Worker:
-    """Runs cases one at a time: in its own persistent process, or a process per case."""
+class CaseRunner:
+    """Runs cases one at a time (one per thread of a parallel run): in its own persistent process, or a process per case."""
 
     def __init__(
         self,
@@ -95,6 +95,11 @@ class Worker:
         self._lock = threading.Lock()
         #: case ID -> a protocol breach about that case seen only later (a second answer).
         self.late_violations: dict[str, str] = {}
+
+    @property
+    def mode(self) -> str:
+        """"per-case" or "persistent", as a report names it."""
+        return "per-case" if self._isolate else "persistent"
 
     def outcome(self, case: Case) -> Outcome:
         """Run one case; a crash in persistent mode is retried once in a fresh process."""
@@ -132,7 +137,7 @@ class Worker:
             return self._fresh
 
     def interrupt(self) -> None:
-        """From another thread: end this worker's processes so that its waits return."""
+        """From another thread: end this case runner's processes so that its waits return."""
         with self._lock:
             adapters = [a for a in (self._session, self._fresh) if a is not None]
         for adapter in adapters:
@@ -193,7 +198,7 @@ def run_cases(
     hello: Hello | None = None
     fallback: str | None = None
     isolate = options.isolate
-    # The probe's process serves the first worker: starting a second one cost as much as the
+    # The probe's process serves the first case runner: starting a second one cost as much as the
     # whole corpus takes to run in persistent mode.
     spare: list[Adapter] = []
     if not isolate and not STOP.is_set():
@@ -211,7 +216,7 @@ def run_cases(
             if not STOP.is_set():  # an interrupted handshake is no reason to change modes
                 isolate, fallback = True, started or "no handshake"
     local = threading.local()
-    workers: list[Worker] = []
+    case_runners: list[CaseRunner] = []
     lock = threading.Lock()
 
     answers: dict[str, Answer] = {}
@@ -220,15 +225,15 @@ def run_cases(
     def one(case: Case) -> None:
         if STOP.is_set():
             raise _Interrupted
-        worker = getattr(local, "worker", None)
-        if worker is None:
+        case_runner = getattr(local, "case_runner", None)
+        if case_runner is None:
             with lock:
                 session = spare.pop() if spare else None
-                worker = local.worker = Worker(
+                case_runner = local.case_runner = CaseRunner(
                     options, spec, isolate=isolate, session=session, launcher=launcher
                 )
-                workers.append(worker)
-        outcome, answer = worker.run(case)
+                case_runners.append(case_runner)
+        outcome, answer = case_runner.run(case)
         with lock:
             if STOP.is_set():
                 raise _Interrupted  # the answer may be an artefact of the interruption
@@ -245,7 +250,7 @@ def run_cases(
         else:
             pending = {pool.submit(one, case) for case in cases}
             while pending and not STOP.is_set():
-                # Woken now and then to see STOP, which the workers' own waits see at once.
+                # Woken now and then to see STOP, which the case runners' own waits see at once.
                 done, pending = wait(pending, timeout=0.05, return_when=FIRST_EXCEPTION)
                 for future in done:
                     future.result()
@@ -255,17 +260,17 @@ def run_cases(
         pass
     finally:
         if STOP.is_set():
-            for worker in workers:
-                worker.interrupt()
+            for case_runner in case_runners:
+                case_runner.interrupt()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
         for session in spare:
             session.close()  # no case took it
-        for worker in workers:
-            worker.close()
+        for case_runner in case_runners:
+            case_runner.close()
     interrupted = STOP.is_set() and len(finished) < len(cases)
     outcomes = [finished[case.id] for case in cases if case.id in finished]
-    late = {case_id: reason for worker in workers for case_id, reason in worker.late_violations.items()}
+    late = {case_id: reason for case_runner in case_runners for case_id, reason in case_runner.late_violations.items()}
     levels = {case.id: case.level for case in cases}
     outcomes = [
         Errored(case_id=o.case_id, level=levels[o.case_id], reason=late[o.case_id])

@@ -3,24 +3,35 @@
 
 Items are named by case ID, so `-k`, `--lf`, `--junitxml` and pytest-xdist (`-n 2`) work as
 pytest users expect; a failure shows the same domain diff and rule citation as `cardid run`.
+
+`--expect FILE` and `--cardid-report-json PATH` end the session as `cardid run` ends a run: the
+outcomes the items recorded (each report carries its case's, so under xdist they reach the
+controller) go through `runner.run.conclude`, the CLI's own code for known failures, verdict
+and report.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import datetime
+import functools
+import json
+import shutil
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conformance import console, escape, suite
+from conformance import console, escape, report, suite
 from conformance.cases import Case, case_files
 from conformance.errors import CaseError, UsageError
-from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
+from conformance.known import KnownFailures, load_known_failures
+from conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed, Skipped
 from conformance.spec import load_spec
 from runner import execute, options
 from runner.loading import load_cases
 from runner.process import split_command
+from runner.run import Outputs, Result, Run, conclude
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,6 +44,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--isolate", action="store_true", help="one implementation process per case")
     group.addoption("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
                     help=f"scale every time limit by X ({low:g} to {high:g})")
+    group.addoption("--expect", dest="cardid_known_failures", metavar="FILE", type=options.input_file,
+                    default=None, help="known-failure file for this implementation, as in `cardid run`")
+    group.addoption("--cardid-report-json", metavar="PATH", type=options.output_file, default=None,
+                    help="write the JSON report of `cardid run --report-json` at the end of the session")
 
 
 #: The `conformance` package's directory: `pytest conformance` in a checkout names it, and so
@@ -47,9 +62,9 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
-def _worker(config: pytest.Config) -> execute.Worker:
+def _case_runner(config: pytest.Config) -> execute.CaseRunner:
     """One implementation per pytest process (each xdist worker has its own)."""
-    if _WORKER not in config.stash:
+    if _CASE_RUNNER not in config.stash:
         command = config.getoption("--impl")
         try:
             argv = tuple(split_command(command)) if command else execute.REFERENCE_ARGV
@@ -63,49 +78,165 @@ def _worker(config: pytest.Config) -> execute.Worker:
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
         session = None if started is None or isinstance(started, str) else started
-        config.stash[_WORKER] = execute.Worker(
+        config.stash[_CASE_RUNNER] = execute.CaseRunner(
             options, load_spec(), isolate=session is None, session=session
         )
-    return config.stash[_WORKER]
+    return config.stash[_CASE_RUNNER]
 
 
-_WORKER = pytest.StashKey[execute.Worker]()
+_CASE_RUNNER = pytest.StashKey[execute.CaseRunner]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Check the options once, before any item: a bad one is one usage error, not one failure
+    per case (under xdist the controller checks them before a worker starts)."""
     config.addinivalue_line("markers", "cardid_rule(id): the spec rules a conformance case cites")
-    command = config.getoption("--impl", None)
-    if command:
-        try:
-            split_command(command)  # once, before any item: not one failure per case
-        except UsageError as exc:
-            raise pytest.UsageError(exc.render()) from None
+    try:
+        command = config.getoption("--impl", None)
+        if command:
+            argv = split_command(command)
+            if shutil.which(argv[0]) is None:
+                raise UsageError(
+                    f"cannot start implementation {argv[0]!r}: no such executable",
+                    hint="check the --impl command; it is run directly, not through a shell",
+                )
+        path = config.getoption("cardid_known_failures", None)
+        if path is not None:
+            config.stash[_KNOWN] = load_known_failures(path)
+    except UsageError as exc:
+        raise pytest.UsageError(exc.render()) from None
+    config.stash[_RECORDED] = []
+    if not _is_xdist_worker(config):
+        config.pluginmanager.register(_Recorder(config.stash[_RECORDED]), "cardid-recorder")
+
+
+_KNOWN = pytest.StashKey[KnownFailures]()
+#: The JSON result entry of every case item run (on the controller, those of all workers).
+_RECORDED = pytest.StashKey[list[dict[str, Any]]]()
+_RESULT = pytest.StashKey[Result]()
+
+
+def _is_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """The case's outcome rides on its call report: xdist sends a report's attributes on to
+    the controller, where the session's report is made."""
+    made = yield
+    entry = getattr(item, "result_entry", None)
+    if call.when == "call" and entry is not None:
+        made.cardid_result = entry  # type: ignore[attr-defined]
+    return made
+
+
+class _Recorder:
+    """Registered in the main process (not in an xdist worker): keeps the result entry each
+    case's call report carries."""
+
+    def __init__(self, into: list[dict[str, Any]]) -> None:
+        self._into = into
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        entry = getattr(report, "cardid_result", None)
+        if entry is not None:
+            self._into.append(dict(entry))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    worker = config.stash.get(_WORKER, None)
-    if worker is not None:
-        worker.close()
+    case_runner = config.stash.get(_CASE_RUNNER, None)
+    if case_runner is not None:
+        case_runner.close()
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Stop the implementation; a breach it revealed only at the end fails the session."""
-    worker = session.config.stash.get(_WORKER, None)
-    if worker is None:
+    """Stop the implementation; a breach it revealed only at the end fails the session, and
+    so does a wrong known-failure file or a report that cannot be written."""
+    case_runner = session.config.stash.get(_CASE_RUNNER, None)
+    if case_runner is not None:
+        case_runner.close()
+        if case_runner.late_violations and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if _is_xdist_worker(session.config):
         return
-    worker.close()
-    if worker.late_violations and exitstatus == pytest.ExitCode.OK:
+    result = _conclude(session.config)
+    if result is None:
+        return
+    session.config.stash[_RESULT] = result
+    if (result.known_failure_problems or result.unwritten) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def _run_value(config: pytest.Config) -> Run:
+    """The session as a Run: what `cardid run` with the same options would be."""
+    command = config.getoption("--impl")
+    spec = load_spec()
+    root = config.getoption("--cardid-cases") or suite.CASES_DIR
+    return Run(
+        impl=command,
+        argv=tuple(split_command(command)) if command else execute.REFERENCE_ARGV,
+        spec=spec,
+        corpus=load_cases(case_files(root), spec),
+        cases_dir=root,
+        isolate=config.getoption("--isolate"),
+        multiplier=config.getoption("--timeout-multiplier"),
+        known_failures=config.stash.get(_KNOWN, None),
+        outputs=Outputs(report_json=config.getoption("--cardid-report-json")),
+    )
+
+
+def _conclude(config: pytest.Config) -> Result | None:
+    """The session's Result, made as `cardid run` makes it; None when neither --expect nor
+    --cardid-report-json asks for one."""
+    if _KNOWN not in config.stash and config.getoption("--cardid-report-json") is None:
+        return None
+    run = _run_value(config)
+    entries = {entry["case"]: entry for entry in config.stash.get(_RECORDED, [])}
+    modes = {entry.pop("mode", "per-case") for entry in entries.values()}
+    recorded = report.outcomes_from_json({"results": list(entries.values())})
+    order = [case.id for case in run.corpus.cases]
+    # As in `cardid run`: a breach seen only late errs its case (this process's runner only;
+    # the late breaches an xdist worker sees do not reach the controller's report).
+    case_runner = config.stash.get(_CASE_RUNNER, None)
+    late = case_runner.late_violations if case_runner is not None else {}
+    levels = {case.id: case.level for case in run.corpus.cases}
+    outcomes: list[Outcome] = [
+        Errored(case_id=case_id, level=levels[case_id], reason=late[case_id])
+        if case_id in late
+        else recorded[case_id]
+        for case_id in order
+        if case_id in recorded
+    ]
+    return conclude(
+        run,
+        outcomes,
+        selected=len(outcomes),
+        hello=None,
+        mode="per-case" if "per-case" in modes else "persistent",
+    )
+
+
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
-    """Protocol breaches seen only after a case's item finished (a second answer to it)."""
-    worker = config.stash.get(_WORKER, None)
-    if worker is None:
+    """Protocol breaches seen only after a case's item finished (a second answer to it), and
+    the session's known-failure problems and report, each once."""
+    case_runner = config.stash.get(_CASE_RUNNER, None)
+    if case_runner is not None:
+        for case_id, reason in sorted(case_runner.late_violations.items()):
+            line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
+            terminalreporter.write_line(line, red=True)
+    result = config.stash.get(_RESULT, None)
+    if result is None:
         return
-    for case_id, reason in sorted(worker.late_violations.items()):
-        line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
-        terminalreporter.write_line(line, red=True)
+    for problem in result.known_failure_problems:
+        terminalreporter.write_line(escape.visible(f"KNOWN-FAILURE FILE: {problem}"), red=True)
+    for message in result.unwritten:
+        terminalreporter.write_line(escape.visible(f"error: {message}"), red=True)
+    path = config.getoption("--cardid-report-json")
+    if path is not None and not result.unwritten:
+        terminalreporter.write_line(escape.visible(f"cardid report: {path}"))
 
 
 class Corpus(pytest.Directory):
@@ -138,9 +269,17 @@ class CaseItem(pytest.Item):
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
+        #: This case's outcome as a JSON report entry, once run (see pytest_runtest_makereport).
+        self.result_entry: dict[str, Any] | None = None
 
     def runtest(self) -> None:
-        outcome = _worker(self.config).outcome(self.case)
+        case_runner = _case_runner(self.config)
+        outcome = case_runner.outcome(self.case)
+        self.result_entry = _entry(outcome, self.case, case_runner)
+        known = self.config.stash.get(_KNOWN, None)
+        listed = known.active(self.case.id, datetime.date.today()) if known else None
+        if listed is not None and isinstance(outcome, Failed | Errored):
+            pytest.xfail(f"known failure: {listed.reason}")
         match outcome:
             case Passed():
                 return
@@ -161,6 +300,18 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.case.path, 0, f"case {self.case.id} [{', '.join(self.case.rules)}]"
+
+
+_spec = functools.cache(load_spec)
+
+
+def _entry(outcome: Outcome, case: Case, case_runner: execute.CaseRunner) -> dict[str, Any]:
+    """The outcome as a result entry of the JSON report (plain data, as xdist can send it)."""
+    info = report.RunInfo(command="", spec_version="", cases_dir="")
+    data = report.to_json([outcome], {case.id: case}, info, _spec())["results"][0]
+    entry: dict[str, Any] = json.loads(report.to_json_text(data))  # no enums: plain JSON values
+    entry["mode"] = case_runner.mode
+    return entry
 
 
 class BrokenCase(pytest.Item):

@@ -53,7 +53,7 @@ def test_failed_handshake_falls_back_to_per_case_mode() -> None:
     assert all(a.log[0].startswith("run") for a in rest)
 
 
-def test_probe_serves_the_first_worker() -> None:
+def test_probe_serves_the_first_case_runner() -> None:
     fake = FakeLauncher()
     run(fake)
     [probe, *_] = fake.made
@@ -159,8 +159,8 @@ def test_stop_before_the_run_runs_nothing() -> None:
     assert execution.interrupted and execution.outcomes == ()
 
 
-def test_parallel_interruption_wakes_every_worker() -> None:
-    """-j 2: one worker waits (as on a process that never answers) until interrupted; the
+def test_parallel_interruption_wakes_every_case_runner() -> None:
+    """-j 2: one case runner waits (as on a process that never answers) until interrupted; the
     other's STOP wakes it through `interrupt`, and the run returns."""
     woken = threading.Event()
 

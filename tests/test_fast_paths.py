@@ -453,8 +453,8 @@ _LABELED = st.lists(
 def test_renaming_check_equals_the_walk(pairs: list[tuple[str, str]], blanks: list[bool]) -> None:
     """The set check finds a renaming exactly when the walk does, the same one; else the walk's break."""
     # Observations with no object (None against None) mixed in, as a real game has them.
-    labels = tuple(None if blank else label for (label, _), blank in zip(pairs, blanks))
-    assignments = [None if blank else actual for (_, actual), blank in zip(pairs, blanks)]
+    labels = tuple(None if blank else label for (label, _), blank in zip(pairs, blanks, strict=False))
+    assignments = [None if blank else actual for (_, actual), blank in zip(pairs, blanks, strict=False)]
     observations = [
         {"type": "move", "object": "x", "from": "battlefield", "to": "graveyard:P1"} for _ in labels
     ]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import re
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from conformance import schemas
 from conformance.cases import case_files, load_corpus
 from conformance.spec import load_spec
+from runner.cli import Exit, main
 from tests.conftest import ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
@@ -63,13 +67,6 @@ def test_same_results_with_xdist_and_isolate(pytester: pytest.Pytester) -> None:
     assert {k: counts[0][k] for k in ("passed", "failed")} == {k: counts[2][k] for k in ("passed", "failed")}
 
 
-def test_bad_impl_command_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    """An unsplittable --impl string stops pytest with a usage error."""
-    result = pytester.runpytest(str(ROOT / "conformance"), "--impl", "'unterminated", "-p", "no:cacheprovider")
-    assert result.ret != 0
-    assert "cannot split implementation command" in result.stderr.str() + result.stdout.str()
-
-
 def test_broken_case_is_reported_as_a_case_bug(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """A case file that does not load becomes a failing item saying BUG IN CASE, with its path."""
     folder = tmp_path / "cases"
@@ -90,3 +87,118 @@ def test_second_answer_seen_late_fails_the_session(pytester: pytest.Pytester) ->
     )
     assert result.ret != 0
     assert "ERROR reader-unknown-name: answered the same request twice" in result.stdout.str()
+
+
+# --- usage errors, known failures and the JSON report (runner/run.py shared with `cardid run`) ---
+
+_RAN = re.compile(r"\b\d+ (passed|failed|xfailed|skipped|errors?)\b")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--impl", "'unterminated", "cannot split implementation command"),
+        ("--impl", "/nonexistent/cardid-impl", "cannot start implementation '/nonexistent/cardid-impl'"),
+        ("--expect", "BAD", "(top level): 'known_failures' is a required property"),
+    ],
+    ids=["unsplittable-impl", "missing-executable", "bad-expect-file"],
+)
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_option_errors_are_one_usage_error_before_any_item(
+    pytester: pytest.Pytester, tmp_path: Path, option: str, value: str, message: str, extra: list[str]
+) -> None:
+    """A bad --impl (unsplittable, or no such executable) or --expect file stops the session
+    at its start: exactly one error, exit 4 (usage), and no item runs."""
+    if value == "BAD":
+        value = str(tmp_path / "known.yaml")
+        Path(value).write_text("implementation: x\n", encoding="utf-8")  # no known_failures
+    run = pytester.runpytest_subprocess if extra else pytester.runpytest
+    result = run(str(ROOT / "conformance"), option, value, "-p", "no:cacheprovider", *extra)
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, text
+    assert text.count(message) == 1, text
+    assert text.count("ERROR: ") == 1, text
+    assert _RAN.search(text) is None, text
+
+
+def _known_file(tmp_path: Path, entries: str) -> Path:
+    path = tmp_path / "known.yaml"
+    path.write_text(f"implementation: fake split\nknown_failures:\n{entries}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_expect_makes_listed_failures_xfail(pytester: pytest.Pytester, tmp_path: Path, extra: list[str]) -> None:
+    """--expect: a listed failure is an xfailed item, and the session passes."""
+    known = _known_file(tmp_path, "  - case: flicker-keeps-id\n    reason: splits on flicker\n")
+    run = pytester.runpytest_subprocess if extra else pytester.runpytest
+    result = run(
+        str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker-keeps-id",
+        "--expect", str(known), "-p", "no:cacheprovider", *extra,
+    )
+    result.assert_outcomes(xfailed=1)
+    assert result.ret == pytest.ExitCode.OK
+    assert "KNOWN-FAILURE FILE" not in result.stdout.str()
+
+
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_wrong_known_failure_file_fails_the_session_once(
+    pytester: pytest.Pytester, tmp_path: Path, extra: list[str]
+) -> None:
+    """A listed case that passes, an unknown case and an expired entry are each reported once
+    (not per item, nor per worker), and fail the session; the expired entry's case fails."""
+    known = _known_file(
+        tmp_path,
+        "  - case: reader-unknown-name\n    reason: listed, but passes\n"
+        "  - case: no-such-case\n    reason: gone\n"
+        "  - case: flicker-keeps-id\n    reason: old\n    expires: '2020-01-01'\n",
+    )
+    run = pytester.runpytest_subprocess if extra else pytester.runpytest
+    result = run(
+        str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker-keeps-id or reader-unknown-name",
+        "--expect", str(known), "-p", "no:cacheprovider", *extra,
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = result.stdout.str()
+    for problem in ("reader-unknown-name is listed as a known failure but passed",
+                    "no-such-case is not a case of the corpus",
+                    "the entry for flicker-keeps-id expired on 2020-01-01"):
+        assert text.count(problem) == 1, text
+
+
+@pytest.mark.parametrize("extra", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_plugin_report_is_the_cli_report(pytester: pytest.Pytester, tmp_path: Path, extra: list[str]) -> None:
+    """--cardid-report-json writes a report valid against schema/report.schema.json, with the
+    same statuses and verdict as `cardid run --report-json` over the same cases."""
+    known = _known_file(tmp_path, "  - case: flicker-keeps-id\n    reason: splits on flicker\n")
+    plugin_report, cli_report = tmp_path / "plugin.json", tmp_path / "cli.json"
+    run = pytester.runpytest_subprocess if extra else pytester.runpytest
+    result = run(
+        str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker or shuffle",
+        "--expect", str(known), f"--cardid-report-json={plugin_report}", "-p", "no:cacheprovider", *extra,
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert main(["run", "--impl", _impl("split"), "--case", "*flicker*", "--case", "*shuffle*",
+                 "--expect", str(known), "--report-json", str(cli_report), "-q"]) == Exit.FAILED
+    ours = json.loads(plugin_report.read_text(encoding="utf-8"))
+    theirs = json.loads(cli_report.read_text(encoding="utf-8"))
+    assert schemas.first_problem("report", ours) is None
+    statuses = {r["case"]: r["status"] for r in ours["results"]}
+    assert statuses == {r["case"]: r["status"] for r in theirs["results"]}
+    assert statuses["flicker-keeps-id"] == "expected-failure"
+    assert "failed" in statuses.values()
+    assert ours["summary"] == theirs["summary"] and ours["verdict"] == theirs["verdict"]
+
+
+def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """Without -n, a second answer seen only at the end errs its case in the report, as in the CLI."""
+    path = tmp_path / "report.json"
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", "reader-unknown-name",
+        f"--cardid-report-json={path}", "-p", "no:cacheprovider",
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert [(r["case"], r["status"]) for r in data["results"]] == [("reader-unknown-name", "errored")]
+    assert "answered the same request twice" in data["results"][0]["message"]

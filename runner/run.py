@@ -1,0 +1,200 @@
+"""A run as one value: what to run (`Run`) in, what came of it (`Result`) out.
+
+`perform` selects, executes and concludes; `conclude` is the part after execution (known
+failures, verdict, RunInfo, the output files), which the pytest plugin calls on the outcomes
+its items gathered. The CLI and the plugin print a Result; neither computes one itself.
+"""
+
+from __future__ import annotations
+
+import datetime
+import shlex
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conformance import report, suite
+from conformance.answer import Answer
+from conformance.cases import Case, Corpus
+from conformance.errors import UsageError
+from conformance.junit import to_junit
+from conformance.known import KnownFailures, apply_known_failures
+from conformance.markdown import to_markdown
+from conformance.outcome import CaseBug, Outcome
+from conformance.selection import Selection
+from conformance.spec import Spec
+from runner import execute
+from runner.adapter import Hello
+from runner.failures import save_failures
+from runner.outputs import OutputError, write_atomically
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outputs:
+    """The files a run writes; None for each one not asked for."""
+
+    report_json: Path | None = None
+    junit: Path | None = None
+    markdown: Path | None = None
+    save_failures: Path | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """What to run: the implementation, the cases, how, and where the results go."""
+
+    #: The --impl text as given; None runs the bundled reference.
+    impl: str | None
+    argv: tuple[str, ...]
+    spec: Spec
+    corpus: Corpus
+    cases_dir: Path = suite.CASES_DIR
+    selection: Selection = field(default_factory=Selection)
+    isolate: bool = False
+    multiplier: float = 1.0
+    jobs: int = 1
+    known_failures: KnownFailures | None = None
+    outputs: Outputs = field(default_factory=Outputs)
+    #: Outcomes of an earlier, interrupted run (--resume): these cases are not run again.
+    resumed: Mapping[str, Outcome] = field(default_factory=dict)
+
+    @property
+    def command(self) -> str:
+        """The implementation as the report names it."""
+        return self.impl or "cardid reference"
+
+    def options(self) -> execute.Options:
+        return execute.Options.scaled(
+            self.argv, multiplier=self.multiplier, isolate=self.isolate, jobs=self.jobs
+        )
+
+    def selected(self) -> list[Case]:
+        return self.selection.apply(self.corpus.cases)
+
+    def rerun_command(self, case_id: str) -> str:
+        """The `cardid run` line that runs one case again, as this run did."""
+        parts = ["cardid", "run"]
+        if self.impl:
+            parts += ["--impl", self.impl]
+        if self.cases_dir.resolve() != suite.CASES_DIR.resolve():
+            parts += ["--cases", str(self.cases_dir)]
+        if self.isolate:
+            parts.append("--isolate")
+        if self.multiplier != 1.0:
+            parts += ["--timeout-multiplier", f"{self.multiplier:g}"]
+        parts += ["--case", case_id]
+        return shlex.join(parts)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Result:
+    """What came of a run: case bugs first, then the selected cases' outcomes in order."""
+
+    outcomes: tuple[Outcome, ...]
+    verdict: report.Verdict
+    info: report.RunInfo
+    #: Every way the known-failure file is wrong (a listed pass, an unknown case, an expiry).
+    known_failure_problems: tuple[str, ...]
+    #: One message per output that could not be written (the others were).
+    unwritten: tuple[str, ...]
+    selected: int
+    fallback_reason: str | None = None
+
+    @property
+    def interrupted(self) -> bool:
+        return self.info.interrupted
+
+    @property
+    def finished(self) -> int:
+        """Selected cases with an outcome (case bugs not counted)."""
+        return sum(1 for o in self.outcomes if not isinstance(o, CaseBug))
+
+    @property
+    def passed(self) -> bool:
+        """Conforming, and the known-failure file (if any) is right."""
+        return self.verdict.conforming and not self.known_failure_problems
+
+
+def perform(run: Run, progress: Callable[[Outcome], None] | None = None) -> Result:
+    """Select, run what was not resumed, and conclude."""
+    selected = run.selected()
+    if not selected and not run.corpus.bugs:
+        raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
+    to_run = [case for case in selected if case.id not in run.resumed]
+    execution = execute.run_cases(to_run, run.options(), run.spec, progress=progress)
+    fresh = {outcome.case_id: outcome for outcome in execution.outcomes}
+    done = [run.resumed.get(case.id) or fresh.get(case.id) for case in selected]
+    return conclude(
+        run,
+        [outcome for outcome in done if outcome is not None],
+        selected=len(selected),
+        hello=execution.hello,
+        mode=execution.mode,
+        interrupted=execution.interrupted,
+        answers=execution.answers,
+        fallback_reason=execution.fallback_reason,
+    )
+
+
+def conclude(
+    run: Run,
+    outcomes: Sequence[Outcome],
+    *,
+    selected: int,
+    hello: Hello | None,
+    mode: str,
+    interrupted: bool = False,
+    answers: Mapping[str, Answer] | None = None,
+    fallback_reason: str | None = None,
+    today: datetime.date | None = None,
+) -> Result:
+    """The outcomes of the selected cases made a Result: case bugs added, known failures
+    applied, the verdict taken and every output written (one that cannot be written stops
+    none of the others)."""
+    cases_by_id = {case.id: case for case in run.corpus.cases}
+    bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in run.corpus.bugs]
+    marked: Sequence[Outcome] = [*bugs, *outcomes]
+    problems: tuple[str, ...] = ()
+    if run.known_failures is not None:
+        applied = apply_known_failures(
+            run.known_failures, marked, cases_by_id.keys(), today or datetime.date.today()
+        )
+        marked, problems = applied.outcomes, applied.problems
+    rerun = {outcome.case_id: run.rerun_command(outcome.case_id) for outcome in outcomes}
+    info = report.RunInfo(
+        command=run.command,
+        spec_version=run.spec.version,
+        cases_dir=str(run.cases_dir),
+        name=hello.name if hello else None,
+        version=hello.version if hello else None,
+        mode=mode,
+        interrupted=interrupted,
+        rerun=rerun,
+        known_failures_file=str(run.known_failures.path) if run.known_failures else None,
+        known_failure_problems=problems,
+    )
+    out = run.outputs
+    renderers: list[tuple[str, Path | None, Callable[[], bytes]]] = [
+        ("--report-json", out.report_json,
+         lambda: report.to_json_text(report.to_json(marked, cases_by_id, info, run.spec)).encode()),
+        ("--junit", out.junit, lambda: to_junit(marked, cases_by_id, rerun)),
+        ("--markdown", out.markdown, lambda: to_markdown(marked, cases_by_id, info, run.spec).encode()),
+    ]
+    unwritten: list[str] = []
+    for option, path, render in renderers:
+        if path is not None:
+            try:
+                write_atomically(path, render(), what=option)
+            except OutputError as exc:
+                unwritten.append(exc.message)
+    if out.save_failures is not None:
+        unwritten += save_failures(out.save_failures, marked, cases_by_id, answers or {}, rerun)
+    return Result(
+        outcomes=tuple(marked),
+        verdict=report.verdict(marked),
+        info=info,
+        known_failure_problems=problems,
+        unwritten=tuple(unwritten),
+        selected=selected,
+        fallback_reason=fallback_reason,
+    )
