@@ -38,7 +38,6 @@ from reference.adapter import answer
 from reference.errors import RequestError
 from runner import execute
 from runner.adapter import Persistent
-from runner.loading import load_cases
 
 NULL_IMPL = ROOT / "bench" / "null_impl.py"
 #: Every figure key the benchmark prints, in order (tests/test_bench.py checks them all).
@@ -46,7 +45,7 @@ KEYS = (
     *("1a", "1b", "1c", "1d", "1e", "1f"),
     *("2a", "2b", "2c", "2d", "2e", "2f", "2g"),
     *("3a", "3b", "3c", "3d", "3e", "3f", "3g"),
-    *("4a", "4b", "4c", "4d"),
+    *("4a", "4b", "4c"),
     *("5a", "5b", "5c", "5d", "5e"),
 )
 
@@ -600,19 +599,17 @@ def timed_load(
 def figure_loading(spec: Spec, settings: Settings, tmp: Path) -> list[Figure]:
     """(4) Loading and validating the corpus, and many generated cases like the corpus' own.
 
-    Loaded as `cardid run` and `pytest conformance` load them (runner.loading.load_cases: the
-    YAML of 2,000 files or more is parsed in worker processes), and in one process too.
+    Loaded as `cardid run` and `pytest conformance` load them (conformance.cases.load_corpus).
     """
     corpus_size = len(case_files(suite.CASES_DIR))
     _, corpus = timed_load(
-        load_cases, suite.CASES_DIR, spec, max(3, settings.load_repeats), corpus_size
+        load_corpus, suite.CASES_DIR, spec, max(3, settings.load_repeats), corpus_size
     )
     folder = tmp / "generated"
     count = settings.generated_cases
     say(f"  writing {count:,} generated cases")
     size = workload.write_cases(folder, count, seed=2026)
-    first, generated = timed_load(load_cases, folder, spec, settings.load_repeats, count)
-    _, serial = timed_load(load_corpus, folder, spec, settings.load_repeats, count)
+    first, generated = timed_load(load_corpus, folder, spec, settings.load_repeats, count)
     shutil.rmtree(folder)
     limit = 3.0 * count / 10_000
     return [
@@ -632,11 +629,6 @@ def figure_loading(spec: Spec, settings: Settings, tmp: Path) -> list[Figure]:
             value=f"{generated:.2f} s",
             target=f"<= {limit:g} s",
             met=generated <= limit,
-        ),
-        Figure(
-            key="4d",
-            label=f"{count:,} generated cases: the same in one process",
-            value=f"{serial:.2f} s",
         ),
     ]
 

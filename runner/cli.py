@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from conformance import console, escape, report, suite
-from conformance.cases import Corpus, case_files
+from conformance.cases import Corpus, case_files, load_corpus
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.junit import to_junit
 from conformance.known import apply_known_failures, load_known_failures
@@ -33,7 +33,6 @@ from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute, options
 from runner.failures import save_failures
-from runner.loading import load_cases
 from runner.outputs import OutputError, write_atomically
 from runner.process import split_command
 from runner.progress import Progress
@@ -145,7 +144,7 @@ def _say(text: str, stream: TextIO | None = None) -> None:
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
-    return load_cases(case_files(args.cases), spec)
+    return load_corpus(case_files(args.cases), spec)
 
 
 def _selection(args: argparse.Namespace, spec: Spec) -> Selection:

@@ -14,13 +14,12 @@ from typing import Any
 import pytest
 
 from conformance import console, escape, suite
-from conformance.cases import Case, case_files
+from conformance.cases import Case, case_files, load_corpus
 from conformance.errors import CaseError, UsageError
 from conformance.outcome import CaseBug, Errored, Failed, Passed, Skipped
 from conformance.spec import load_spec
 from runner import execute, options
 from runner.adapter import Persistent
-from runner.loading import load_cases
 from runner.process import split_command
 
 
@@ -109,7 +108,7 @@ class Corpus(pytest.Directory):
     def collect(self) -> Iterator[pytest.Item]:
         root = self.config.getoption("--cardid-cases") or suite.CASES_DIR
         spec = load_spec()
-        corpus = load_cases(case_files(root), spec)
+        corpus = load_corpus(case_files(root), spec)
         for bug in corpus.bugs:
             yield BrokenCase.from_parent(self, name=bug.path.stem, error=bug)
         for case in corpus.cases:

@@ -1,4 +1,4 @@
-"""The fast paths answer exactly as the slow ones: plain-data YAML, jsonschema-rs, parallel loading,
+"""The fast paths answer exactly as the slow ones: plain-data YAML, jsonschema-rs,
 paused garbage collection, the reference's indexes and surrogate check, and the renaming check."""
 
 from __future__ import annotations
@@ -7,8 +7,6 @@ import datetime
 import gc
 import json
 import re
-import shutil
-import sys
 import threading
 import time
 from pathlib import Path
@@ -28,7 +26,6 @@ from conformance.spec import Level, Spec
 from reference.adapter import _check_scalars, _walk_scalars, answer, no_surrogate_escape
 from reference.errors import RequestError
 from reference.writer import write
-from runner import loading
 from tests.conftest import WRITER_CASE
 
 # ---------------------------------------------------------------------- YAML
@@ -232,84 +229,6 @@ def test_corpus_documents_are_valid_both_ways(spec: Spec) -> None:
             continue
         assert schemas._surely_valid(f"{case.role}-output", result)
         assert schemas.validator(f"{case.role}-output").is_valid(result)
-
-
-# ---------------------------------------------------------------------- parallel loading
-
-
-def _mixed_corpus(folder: Path) -> list[Path]:
-    """The corpus, plus files that are broken in every way loading can tell."""
-    folder.mkdir()
-    for path in case_files(suite.CASES_DIR):
-        shutil.copy(path, folder / path.name)
-    good = (folder / "keep-through-public-zones.yaml").read_text(encoding="utf-8")
-    (folder / "broken-yaml.yaml").write_text("id: [unclosed\n", encoding="utf-8")
-    (folder / "duplicate-key.yaml").write_text("id: a\nid: b\n", encoding="utf-8")
-    (folder / "alias.yaml").write_text("a: &x 1\nb: *x\n", encoding="utf-8")
-    (folder / "dated.yaml").write_text(
-        good.replace("description: A card", "description: 2024-01-01\nx: A card"), encoding="utf-8"
-    )
-    (folder / "not-utf8.yaml").write_bytes(b"id: \xff\n")
-    (folder / "other-name.yaml").write_text(good, encoding="utf-8")  # duplicate ID, wrong file name
-    (folder / "schema-error.yaml").write_text(
-        good.replace("role: writer", "role: judge"), encoding="utf-8"
-    )
-    return case_files(folder)
-
-
-def _summary(corpus: Any) -> tuple[Any, ...]:
-    return corpus.cases, [(bug.message, bug.line, bug.hint) for bug in corpus.bugs]
-
-
-def test_parallel_loading_equals_loading_in_one_process(
-    tmp_path: Path, spec: Spec, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Cases, bugs, messages and lines are the same, with the YAML parsed in workers."""
-    paths = _mixed_corpus(tmp_path / "cases")
-    monkeypatch.setattr(loading, "PARALLEL_FROM", 10)
-    calls: list[int] = []
-    original = loading._read_in_workers
-
-    def spy(files: Any, jobs: int) -> Any:
-        calls.append(jobs)
-        return original(files, jobs)
-
-    monkeypatch.setattr(loading, "_read_in_workers", spy)
-    parallel = loading.load_cases(paths, spec, jobs=3)
-    assert calls == [3]
-    assert _summary(parallel) == _summary(load_corpus(paths, spec))
-    assert len(parallel.bugs) == 7
-
-
-@pytest.mark.parametrize(
-    "worker",
-    [
-        ("/nonexistent/python",),
-        (
-            sys.executable,
-            "-c",
-            "import sys; sys.stdout.buffer.write(b'\\x00\\x00\\x00\\x05junk'); sys.exit(3)",
-        ),
-        (sys.executable, "-c", "import sys; sys.exit(3)"),
-    ],
-    ids=["cannot-start", "writes-junk", "dies"],
-)
-def test_parallel_loading_survives_failing_workers(
-    tmp_path: Path, spec: Spec, monkeypatch: pytest.MonkeyPatch, worker: tuple[str, ...]
-) -> None:
-    """A worker that cannot start, dies or writes junk: its files are loaded here instead."""
-    paths = _mixed_corpus(tmp_path / "cases")
-    monkeypatch.setattr(loading, "PARALLEL_FROM", 10)
-    monkeypatch.setattr(loading, "_WORKER", worker)
-    assert _summary(loading.load_cases(paths, spec, jobs=2)) == _summary(load_corpus(paths, spec))
-
-
-def test_small_corpus_loads_in_one_process(spec: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below PARALLEL_FROM files no worker is started."""
-    monkeypatch.setattr(
-        loading, "_read_in_workers", lambda files, jobs: pytest.fail("started workers")
-    )
-    assert loading.load_cases(case_files(suite.CASES_DIR), spec, jobs=4).cases
 
 
 # ---------------------------------------------------------------------- garbage collector
