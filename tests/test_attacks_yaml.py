@@ -1,7 +1,7 @@
 """Attacks on the YAML the suite reads: values no constructor can build, tags beyond plain data,
 special files where case files should be. Each is a case bug naming the file and line (the rest
 of the corpus still runs), or, in a known-failure file or the spec index, a clear error and exit
-code: never a traceback, never a hang, whichever path reads it (the plain-data path, the full
+code: never a traceback, never a hang, whichever path reads it (the strict
 loader, the depth guard).
 """
 
