@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from conformance import collector, schemas
+from conformance import schemas
 from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from runner.process import _CHUNK, MAX_OUTPUT, LineReader, Process
 
@@ -252,8 +252,7 @@ class Persistent:
     def _message(raw: bytes) -> object:
         """The decoded JSON line, or a string saying why it is not one."""
         try:
-            with collector.paused():  # decoded JSON holds no cycles; a long game's has many objects
-                return json.loads(raw.decode("utf-8"))
+            return json.loads(raw.decode("utf-8"))
         except UnicodeDecodeError as exc:
             return f"wrote a line that is not UTF-8 (byte {exc.start})"
         except ValueError:

@@ -1,14 +1,11 @@
 """Plain data reads back unchanged; the fast paths answer exactly as the slow ones: jsonschema-rs,
-paused garbage collection, the reference's indexes and surrogate check, and the renaming check."""
+the reference's indexes and surrogate check, and the renaming check."""
 
 from __future__ import annotations
 
 import datetime
-import gc
 import json
 import re
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +14,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import collector, schemas, suite, yamlfile
+from conformance import schemas, suite, yamlfile
 from conformance.cardtable import CardEntry
 from conformance.cases import Case, WriterExpectation, case_files, load_corpus
 from conformance.compare import _compare_entry, _match_ids, _plainly_right, _walk_ids
@@ -153,43 +150,6 @@ def test_corpus_documents_are_valid_both_ways(spec: Spec) -> None:
             continue
         assert schemas._surely_valid(f"{case.role}-output", result)
         assert schemas.validator(f"{case.role}-output").is_valid(result)
-
-
-# ---------------------------------------------------------------------- garbage collector
-
-
-def test_collector_pauses_nest_and_restore() -> None:
-    """The collector stays off until the outermost pause ends, then is back as it was."""
-    assert gc.isenabled()
-    with collector.paused():
-        assert not gc.isenabled()
-        with collector.paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()
-    assert gc.isenabled()
-    gc.disable()
-    try:
-        with collector.paused():
-            pass
-        assert not gc.isenabled()  # it was off before: it stays off
-    finally:
-        gc.enable()
-
-
-def test_collector_pauses_from_many_threads_end_enabled() -> None:
-    """Overlapping pauses from parallel workers never leave the collector off."""
-
-    def pause(delay: float) -> None:
-        for _ in range(50):
-            with collector.paused():
-                time.sleep(delay)
-
-    threads = [threading.Thread(target=pause, args=(i / 100_000,)) for i in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert gc.isenabled()
 
 
 # ---------------------------------------------------------------------- the reference
