@@ -140,18 +140,21 @@ class _StrictChecks:
             raise _Refused(f"cannot read the value {_snippet(node)}: {exc}", node) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[str] = set()
+        """Every key built once and checked (a string, no merge key, no duplicate), then the values."""
+        keys: dict[str, None] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise _Refused("merge keys (<<) are not allowed", key_node)
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 raise _Refused(f"the key {_snippet(key_node)} is not a string: quote it", key_node)
-            if key in seen:
+            if key in keys:
                 raise _Refused(f"duplicate key {key!r}", key_node)
-            seen.add(key)
-            del self.constructed_objects[key_node]  # type: ignore[attr-defined]
-        return super().construct_mapping(node, deep=deep)  # type: ignore[misc, no-any-return]
+            keys[key] = None
+        return {
+            key: self.construct_object(value_node, deep=deep)
+            for key, (_, value_node) in zip(keys, node.value, strict=True)
+        }
 
 
 class _StrictLoader(_StrictChecks, _BaseLoader):  # type: ignore[misc, valid-type]
