@@ -26,7 +26,7 @@ class Hello:
     roles: tuple[str, ...]
 
 
-class _Collector:
+class _OutputReader:
     """Reads a whole stream up to MAX_OUTPUT bytes; past that it stops and raises `alarm`."""
 
     def __init__(self, stream: object, alarm: threading.Event) -> None:
@@ -57,7 +57,7 @@ def run_per_case(argv: Sequence[str], request: bytes, timeout: float) -> Answer:
     proc = Process(argv)
     assert proc.popen.stdout is not None
     settled = threading.Event()
-    output = _Collector(proc.popen.stdout, settled)
+    output = _OutputReader(proc.popen.stdout, settled)
     writer = threading.Thread(target=proc.send, args=(request,), kwargs={"close": True}, daemon=True)
     writer.start()
     waiter = threading.Thread(target=lambda: (proc.popen.wait(), settled.set()), daemon=True)
