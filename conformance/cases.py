@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance import cardsection, collector, schemas, yamlfile
+from conformance import cardsection, schemas, yamlfile
 from conformance.cardtable import CardEntry
 from conformance.errors import CaseError
 from conformance.spec import Level, Spec
@@ -268,37 +268,14 @@ def case_files(root: Path) -> list[Path]:
     return sorted(root.rglob("*.yaml"))
 
 
-#: Reads case files as `yamlfile.load` would: in order, each file's data or its CaseError.
-Reader = Callable[[Sequence[Path]], Iterable[Any]]
-
-
-def read_files(paths: Sequence[Path]) -> Iterator[Any]:
-    """The default Reader: one file after the other, in this process."""
-    for path in paths:
-        try:
-            yield yamlfile.load(path)
-        except CaseError as exc:
-            yield exc
-
-
-def load_corpus(paths: Iterable[Path], spec: Spec, *, read: Reader = read_files) -> Corpus:
-    """Load every case; broken ones become CaseErrors, duplicate IDs are bugs too.
-
-    `read` parses the files; runner/loading.py passes one that parses in worker processes.
-    """
-    with collector.paused():  # case data holds no cycles; see conformance/collector.py
-        return _load_corpus(list(paths), spec, read)
-
-
-def _load_corpus(paths: Sequence[Path], spec: Spec, read: Reader) -> Corpus:
+def load_corpus(paths: Iterable[Path], spec: Spec) -> Corpus:
+    """Load every case; broken ones become CaseErrors, duplicate IDs are bugs too."""
     loaded: list[Case] = []
     bugs: list[CaseError] = []
     seen: dict[str, Path] = {}
-    for path, data in zip(paths, read(paths), strict=True):
+    for path in paths:
         try:
-            if isinstance(data, CaseError):
-                raise data
-            case = case_from_data(path, data, spec)
+            case = load_case(path, spec)
         except CaseError as exc:
             bugs.append(exc)
             continue

@@ -71,14 +71,10 @@ def compare_writer(case: Case, result: Mapping[str, Any]) -> list[Difference]:
                 message=f"{len(assignments)} assignments for {len(observations)} observations",
             )
         ]
-    # The (label, ID) pairs that occur: one pass over a long game's observations, used by both
-    # checks below.
-    pairs = set(zip(expectation.labels, assignments, strict=True))
-    pairs.discard((None, None))
-    shape = _check_shape(expectation, assignments, pairs, result["card_table"], observations)
+    shape = _check_shape(expectation, assignments, result["card_table"], observations)
     if shape:
         return shape
-    divergence = _match_ids(case, expectation, assignments, pairs)
+    divergence = _match_ids(case, expectation, assignments)
     if isinstance(divergence, Difference):
         return [divergence]
     entries = {entry["id"]: entry for entry in result["card_table"]}
@@ -118,7 +114,6 @@ def _plainly_right(expected: CardEntry, entry: Mapping[str, Any]) -> bool:
 def _check_shape(
     expectation: WriterExpectation,
     assignments: Sequence[str | None],
-    pairs: set[tuple[str | None, str | None]],
     card_table: Sequence[Mapping[str, Any]],
     observations: Sequence[Mapping[str, Any]],
 ) -> list[Difference]:
@@ -144,7 +139,7 @@ def _check_shape(
             )
     ids = [entry["id"] for entry in card_table]
     listed = set(ids)
-    used = {actual for _, actual in pairs if actual is not None}
+    used = {actual for actual in assignments if actual is not None}
     if len(listed) != len(ids):
         counts = Counter(ids)  # not ids.count(): quadratic in a long game's card table
         for entry_id in sorted(i for i, n in counts.items() if n > 1):
@@ -161,27 +156,12 @@ def _check_shape(
 
 
 def _match_ids(
-    case: Case,
-    expectation: WriterExpectation,
-    assignments: Sequence[str | None],
-    pairs: set[tuple[str | None, str | None]],
+    case: Case, expectation: WriterExpectation, assignments: Sequence[str | None]
 ) -> dict[str, str] | Difference:
     """Find the one consistent renaming from expected labels to actual IDs, or the first break.
 
-    `pairs` are the pairs (label, ID) that occur, (None, None) left out; _check_shape has made
-    sure that None stands only against None. They form a renaming exactly when no label and no
-    ID occurs in two of them: checked with sets, in C. The walk, which finds the first break and
-    says what kind it is, runs only when they do not.
+    Observation by observation: the renaming so far, until the first observation breaking it.
     """
-    if len(pairs) == len({label for label, _ in pairs}) == len({actual for _, actual in pairs}):
-        return dict(pairs)  # type: ignore[arg-type]
-    return _walk_ids(case, expectation, assignments)
-
-
-def _walk_ids(
-    case: Case, expectation: WriterExpectation, assignments: Sequence[str | None]
-) -> dict[str, str] | Difference:
-    """Observation by observation: the renaming so far, until the first observation breaking it."""
     labels = expectation.labels
     first: dict[str, int] = {}
     last: dict[str, int] = {}

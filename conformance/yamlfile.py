@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import yaml
 
@@ -65,7 +65,7 @@ def _short_tag(tag: str) -> str:
 def _snippet(node: yaml.Node) -> str:
     """The node as a message quotes it: a scalar's text (shortened), or what kind it is."""
     if not isinstance(node.value, str):
-        return f"a {node.id}"
+        return f"a {type(node).__name__.removesuffix('Node').lower()}"
     text = node.value
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
@@ -78,14 +78,14 @@ def _int(loader: Any, node: yaml.ScalarNode) -> int:
     value = yaml.SafeLoader.construct_yaml_int(loader, node)
     if not -MAX_INT <= value <= MAX_INT:
         raise _Refused(f"integer {_snippet(node)} is out of range (at most {MAX_INT:,})", node)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _float(loader: Any, node: yaml.ScalarNode) -> float:
     value = yaml.SafeLoader.construct_yaml_float(loader, node)
     if not math.isfinite(value):
         raise _Refused(f"{_snippet(node)} is not a finite number: JSON has no infinity or NaN", node)
-    return value  # type: ignore[no-any-return]
+    return value
 
 
 def _timestamp(loader: Any, node: yaml.ScalarNode) -> str:
@@ -140,21 +140,24 @@ class _StrictChecks:
             raise _Refused(f"cannot read the value {_snippet(node)}: {exc}", node) from None
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[str] = set()
+        """Every key built once and checked (a string, no merge key, no duplicate), then the values."""
+        keys: dict[str, None] = {}
         for key_node, _ in node.value:
             if key_node.tag == "tag:yaml.org,2002:merge":
                 raise _Refused("merge keys (<<) are not allowed", key_node)
             key = self.construct_object(key_node, deep=True)
             if not isinstance(key, str):
                 raise _Refused(f"the key {_snippet(key_node)} is not a string: quote it", key_node)
-            if key in seen:
+            if key in keys:
                 raise _Refused(f"duplicate key {key!r}", key_node)
-            seen.add(key)
-            del self.constructed_objects[key_node]  # type: ignore[attr-defined]
-        return super().construct_mapping(node, deep=deep)  # type: ignore[misc, no-any-return]
+            keys[key] = None
+        return {
+            key: self.construct_object(value_node, deep=deep)
+            for key, (_, value_node) in zip(keys, node.value, strict=True)
+        }
 
 
-class _FastLoader(_StrictChecks, _BaseLoader):  # type: ignore[misc, valid-type]
+class _StrictLoader(_StrictChecks, _BaseLoader):  # type: ignore[misc, valid-type]
     """The strict loader on libyaml, for texts that do not nest too deeply."""
 
     def construct_document(self, node: yaml.Node) -> Any:
@@ -181,7 +184,7 @@ def _too_deep_node(root: yaml.Node) -> int | None:
             continue
         seen.add(id(node))
         if depth > MAX_DEPTH:
-            return node.start_mark.line + 1  # type: ignore[no-any-return]
+            return node.start_mark.line + 1
         if isinstance(node, yaml.SequenceNode):
             children = node.value
         else:
@@ -208,11 +211,11 @@ def _too_deep_at(text: str) -> int | None:
     loader = _BaseLoader(text)
     try:
         while loader.check_event():
-            event = loader.get_event()
+            event = loader.get_event()  # type: ignore[no-untyped-call]  # the stubs leave it untyped
             if isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    return event.start_mark.line + 1  # type: ignore[no-any-return]
+                    return 1 if event.start_mark is None else event.start_mark.line + 1
             elif isinstance(event, yaml.SequenceEndEvent | yaml.MappingEndEvent):
                 depth -= 1
     except yaml.MarkedYAMLError as exc:
@@ -223,107 +226,6 @@ def _too_deep_at(text: str) -> int | None:
     finally:
         loader.dispose()
     return None
-
-
-class _PlainComposer(_BaseLoader):  # type: ignore[misc, valid-type]
-    """libyaml's composer with tag resolution memoized: the first half of the plain-data path.
-
-    A safe loader has no path resolvers, so a plain scalar's tag depends on its text alone, and
-    case files repeat the same few hundred scalars; the memo is shared, and bounded.
-    """
-
-    _plain_tags: ClassVar[dict[str, str]] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is not yaml.ScalarNode:
-            return _MAP if kind is yaml.MappingNode else _SEQ
-        if not implicit[0]:
-            return _STR  # quoted: a string, whatever it looks like
-        tag = self._plain_tags.get(value)
-        if tag is None:
-            if len(self._plain_tags) >= 100_000:
-                self._plain_tags.clear()
-            tag = self._plain_tags[value] = super().resolve(kind, value, implicit)
-        return tag
-
-    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
-        pass  # no path resolvers: skip the base class's call per node
-
-    def ascend_resolver(self) -> None:
-        pass
-
-
-#: What the plain-data path returns for a document it leaves to the full strict loader.
-_NOT_PLAIN = object()
-
-
-class _NotPlain(Exception):
-    pass
-
-
-def _load_plain(text: str) -> Any:
-    """Load a document of mappings with string keys, sequences and core scalars, or _NOT_PLAIN.
-
-    PyYAML's generic constructor costs as much as libyaml's parsing and composing: case files
-    are plain data, so they are built here in one walk, with PyYAML's own constructors for ints,
-    floats and bools. Anything else (an alias, a merge key, a duplicate or non-string key, another
-    tag, any failure) is left to the full strict loader, so every result and every error message
-    is exactly the full loader's.
-    """
-    if _PlainComposer.yaml_path_resolvers:  # pragma: no cover - only if someone registered one
-        return _NOT_PLAIN
-    loader = _PlainComposer(text)
-    try:
-        node = loader.get_single_node()  # a syntax error is the full loader's too: it propagates
-        if node is None:
-            return None
-        # An alias hands out its anchored node again; without `&` in the text there is none.
-        seen: set[int] | None = set() if "&" in text else None
-        try:
-            return _build(loader, node, seen, 1)
-        except Exception:  # noqa: BLE001 - any surprise (RecursionError too) is the full loader's
-            return _NOT_PLAIN
-    finally:
-        loader.dispose()
-
-
-def _build(loader: Any, node: yaml.Node, seen: set[int] | None, depth: int) -> Any:
-    if seen is not None:
-        if id(node) in seen:
-            raise _NotPlain
-        seen.add(id(node))
-    kind, tag = type(node), node.tag
-    if kind is yaml.ScalarNode:
-        if tag == _STR:
-            return node.value
-        if tag == _NULL:
-            return None
-        if tag == _INT:
-            return _int(loader, node)
-        if tag == _BOOL:
-            return loader.construct_yaml_bool(node)
-        if tag == _FLOAT:
-            return _float(loader, node)
-        raise _NotPlain
-    if depth > MAX_DEPTH:
-        raise _NotPlain  # the full loader says where
-    if kind is yaml.SequenceNode and tag == _SEQ:
-        return [_build(loader, item, seen, depth + 1) for item in node.value]
-    if kind is not yaml.MappingNode or tag != _MAP:
-        raise _NotPlain
-    data = {}
-    for key_node, value_node in node.value:
-        # A merge key `<<` has its own tag; keys other than strings are rare enough to leave.
-        if type(key_node) is not yaml.ScalarNode or key_node.tag != _STR:
-            raise _NotPlain
-        key = key_node.value
-        if key in data:
-            raise _NotPlain
-        if seen is None and type(value_node) is yaml.ScalarNode and value_node.tag == _STR:
-            data[key] = value_node.value  # the common leaf, without a call
-        else:
-            data[key] = _build(loader, value_node, seen, depth + 1)
-    return data
 
 
 class _TooDeep(Exception):
@@ -360,9 +262,9 @@ def load(path: Path) -> Any:
         raise CaseError(path, exc.message, line=exc.line) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
+        at = mark.line + 1 if mark is not None else None
         what = " ".join(part for part in (exc.context, exc.problem) if part)
-        raise CaseError(path, f"invalid YAML: {what}", line=line) from None
+        raise CaseError(path, f"invalid YAML: {what}", line=at) from None
     except yaml.YAMLError as exc:
         raise CaseError(path, f"invalid YAML: {exc}") from None
     except _TooDeep as exc:
@@ -380,10 +282,7 @@ def _parse(text: str) -> Any:
         line = _too_deep_at(text)
         if line is not None:
             raise _TooDeep(line)
-    data = _load_plain(text)
-    if data is _NOT_PLAIN:
-        data = yaml.load(text, Loader=_FastLoader)
-    return data
+    return yaml.load(text, Loader=_StrictLoader)
 
 
 def line_of(path: Path, location: Sequence[str | int]) -> int | None:

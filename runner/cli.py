@@ -25,14 +25,13 @@ from pathlib import Path
 from typing import Any, NoReturn, Self, TextIO
 
 from conformance import console, escape, suite
-from conformance.cases import Corpus, case_files
+from conformance.cases import Corpus, case_files, load_corpus
 from conformance.errors import CardidError, SuiteError, UsageError
 from conformance.known import load_known_failures
 from conformance.lint import lint
 from conformance.selection import Selection
 from conformance.spec import Spec, load_cr_numbers, load_spec
 from runner import execute, options
-from runner.loading import load_cases
 from runner.process import split_command
 from runner.progress import Progress
 from runner.resume import resume
@@ -146,7 +145,7 @@ def _say(text: str, stream: TextIO | None = None) -> None:
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
-    return load_cases(case_files(args.cases), spec)
+    return load_corpus(case_files(args.cases), spec)
 
 
 def _selection(args: argparse.Namespace, spec: Spec) -> Selection:

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from conformance import files
 from conformance.errors import UsageError
-from runner.loading import usable_cpus
 from runner.process import split_command
 
 #: `--timeout-multiplier` scales a 10 s case and a 30 s handshake: from 0.1 s to about 8 hours.
@@ -28,6 +27,14 @@ _DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0
 _CASE_PATTERN = re.compile(r"[a-z0-9*?\[\]!-]+")
 _CR_NUMBER = re.compile(r"[1-9][0-9]{2}(\.[0-9]+[a-z]?)?")
 _TAG = re.compile(r"[a-z0-9-]+")
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
 
 
 def _refuse(message: str) -> argparse.ArgumentTypeError:

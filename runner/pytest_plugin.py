@@ -23,13 +23,12 @@ from typing import Any
 import pytest
 
 from conformance import console, escape, report, suite
-from conformance.cases import Case, case_files
+from conformance.cases import Case, case_files, load_corpus
 from conformance.errors import CaseError, UsageError
 from conformance.known import KnownFailures, load_known_failures
 from conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed, Skipped
 from conformance.spec import load_spec
 from runner import execute, options
-from runner.loading import load_cases
 from runner.process import split_command
 from runner.run import Outputs, Result, Run, conclude
 
@@ -179,7 +178,7 @@ def _run_value(config: pytest.Config) -> Run:
         impl=command,
         argv=tuple(split_command(command)) if command else execute.REFERENCE_ARGV,
         spec=spec,
-        corpus=load_cases(case_files(root), spec),
+        corpus=load_corpus(case_files(root), spec),
         cases_dir=root,
         isolate=config.getoption("--isolate"),
         multiplier=config.getoption("--timeout-multiplier"),
@@ -245,7 +244,7 @@ class Corpus(pytest.Directory):
     def collect(self) -> Iterator[pytest.Item]:
         root = self.config.getoption("--cardid-cases") or suite.CASES_DIR
         spec = load_spec()
-        corpus = load_cases(case_files(root), spec)
+        corpus = load_corpus(case_files(root), spec)
         for bug in corpus.bugs:
             yield BrokenCase.from_parent(self, name=bug.path.stem, error=bug)
         for case in corpus.cases:

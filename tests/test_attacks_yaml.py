@@ -1,8 +1,8 @@
 """Attacks on the YAML the suite reads: values no constructor can build, tags beyond plain data,
 special files where case files should be. Each is a case bug naming the file and line (the rest
 of the corpus still runs), or, in a known-failure file or the spec index, a clear error and exit
-code: never a traceback, never a hang, whichever path reads it (the plain-data path, the full
-loader, the depth guard, a worker process).
+code: never a traceback, never a hang, whichever path reads it (the strict
+loader, the depth guard).
 """
 
 from __future__ import annotations
@@ -25,10 +25,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance import yamlfile
-from conformance.cases import case_files, load_corpus
+from conformance.cases import load_corpus
 from conformance.errors import CaseError, SuiteError
 from conformance.spec import Spec, load_spec
-from runner import loading
 from runner.cli import Exit, main
 from tests.conftest import ROOT, WRITER_CASE
 
@@ -136,17 +135,6 @@ def test_run_reports_each_hostile_file_and_runs_the_rest(
     assert f"1 passed, 0 failed, {len(files)} case bugs" in out
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["summary"]["passed"] == 1 and data["summary"]["case_bugs"] == len(files)
-
-
-def test_parallel_loading_reports_the_same_bugs(tmp_path: Path, spec: Spec, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With the YAML parsed in worker processes, the bugs, messages and lines are the same."""
-    files = {f"hostile-{n}.yaml": _case_text("nested", value)[0] for n, value in enumerate(HOSTILE.values())}
-    paths = case_files(_folder(tmp_path, files))
-    monkeypatch.setattr(loading, "PARALLEL_FROM", 4)
-    parallel = loading.load_cases(paths, spec, jobs=2)
-    alone = load_corpus(paths, spec)
-    assert [(b.message, b.line) for b in parallel.bugs] == [(b.message, b.line) for b in alone.bugs]
-    assert len(alone.bugs) == len(files) and len(alone.cases) == 1
 
 
 def test_pytest_collection_turns_hostile_files_into_failing_items(
