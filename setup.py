@@ -25,7 +25,7 @@ class BuildWithSuite(build_py):  # type: ignore[misc]
         super().run()
         if self.editable_mode:
             return
-        target = Path(self.build_lib) / "conformance" / "_suite"
+        target = Path(self.build_lib) / "cardid_conformance" / "_suite"
         for name in SUITE_FILES:
             shutil.rmtree(target / name, ignore_errors=True)
             shutil.copytree(HERE / name, target / name)

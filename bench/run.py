@@ -34,16 +34,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `bench` is not an installed package; the suite's packages are
     sys.path.insert(0, str(ROOT))
 
+from cardid_conformance import schemas, suite
+from cardid_conformance.cases import Case, case_files, load_corpus
+from cardid_conformance.judge import judge
+from cardid_conformance.outcome import Passed
+from cardid_conformance.spec import Spec, load_spec
+from cardid_reference.adapter import answer
+from cardid_reference.errors import RequestError
+from cardid_runner import execute
+from cardid_runner.adapter import Persistent, Request
+
 from bench import workload
-from conformance import schemas, suite
-from conformance.cases import Case, case_files, load_corpus
-from conformance.judge import judge
-from conformance.outcome import Passed
-from conformance.spec import Spec, load_spec
-from reference.adapter import answer
-from reference.errors import RequestError
-from runner import execute
-from runner.adapter import Persistent, Request
 
 NULL_IMPL = ROOT / "bench" / "null_impl.py"
 #: Every figure key the benchmark prints, in order (tests/test_bench.py checks them all).
@@ -732,7 +733,7 @@ def loading_figures(
 
 _CLI_TIMER = """
 import json, sys, time
-from runner.cli import main
+from cardid_runner.cli import main
 began = time.perf_counter()
 code = main(["run", "-q"])
 print(json.dumps({"session": time.perf_counter() - began, "code": code}), file=sys.stderr)

@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from conformance import suite
-from conformance.cardtable import CardEntry
-from conformance.cases import Case, WriterExpectation
-from conformance.spec import Level
-from reference.adapter import answer
+from cardid_conformance import suite
+from cardid_conformance.cardtable import CardEntry
+from cardid_conformance.cases import Case, WriterExpectation
+from cardid_conformance.spec import Level
+from cardid_reference.adapter import answer
 
 #: Token names arrive as shown: no card in the database section matches them.
 TOKEN_NAMES = ("Soldier", "Goblin", "Treasure", "Zombie", "Spirit", "Elemental")

@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from conformance import cardsection, schemas, yamlfile
-from conformance.cardtable import CardEntry
-from conformance.errors import CaseError
-from conformance.spec import Level, Spec
+from cardid_conformance import cardsection, schemas, yamlfile
+from cardid_conformance.cardtable import CardEntry
+from cardid_conformance.errors import CaseError
+from cardid_conformance.spec import Level, Spec
 
 Role = Literal["writer", "reader"]
 

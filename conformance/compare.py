@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from conformance.cardtable import CardEntry, normalize_name, normalize_printing
-from conformance.cases import Case, ReaderExpectation, WriterExpectation
+from cardid_conformance.cardtable import CardEntry, normalize_name, normalize_printing
+from cardid_conformance.cases import Case, ReaderExpectation, WriterExpectation
 
 #: Rule families about instance identity: a case's hint from these may name an ID divergence.
 _IDENTITY_FAMILIES = ("ID", "LIB", "HID", "TOK", "SRC", "VIS")

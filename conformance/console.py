@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
-from conformance import escape
-from conformance.cases import Case
-from conformance.outcome import (
+from cardid_conformance import escape
+from cardid_conformance.cases import Case
+from cardid_conformance.outcome import (
     CaseBug,
     Errored,
     ExpectedFailure,
@@ -21,8 +21,8 @@ from conformance.outcome import (
     Skipped,
     status,
 )
-from conformance.report import failure_level, summary, verdict
-from conformance.spec import Level, Spec
+from cardid_conformance.report import failure_level, summary, verdict
+from cardid_conformance.spec import Level, Spec
 
 
 def failure_lines(outcome: Outcome, rerun: str | None, *, verbose: bool = True) -> list[str]:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 
-from conformance import schemas
-from conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
-from conformance.cases import Case, Rejection
-from conformance.compare import Difference, compare_reader, compare_writer
-from conformance.outcome import Errored, Failed, Outcome, Passed, Skipped
-from conformance.spec import Spec
+from cardid_conformance import schemas
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
+from cardid_conformance.cases import Case, Rejection
+from cardid_conformance.compare import Difference, compare_reader, compare_writer
+from cardid_conformance.outcome import Errored, Failed, Outcome, Passed, Skipped
+from cardid_conformance.spec import Spec
 
 
 def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:

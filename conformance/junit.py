@@ -9,11 +9,19 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
-from conformance import escape
-from conformance.cases import Case
-from conformance.console import failure_lines
-from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome, Passed, Skipped
-from conformance.report import summary
+from cardid_conformance import escape
+from cardid_conformance.cases import Case
+from cardid_conformance.console import failure_lines
+from cardid_conformance.outcome import (
+    CaseBug,
+    Errored,
+    ExpectedFailure,
+    Failed,
+    Outcome,
+    Passed,
+    Skipped,
+)
+from cardid_conformance.report import summary
 
 
 def to_junit(

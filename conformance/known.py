@@ -7,9 +7,9 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import schemas, yamlfile
-from conformance.errors import CaseError, UsageError
-from conformance.outcome import Errored, ExpectedFailure, Failed, Outcome, Passed
+from cardid_conformance import schemas, yamlfile
+from cardid_conformance.errors import CaseError, UsageError
+from cardid_conformance.outcome import Errored, ExpectedFailure, Failed, Outcome, Passed
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

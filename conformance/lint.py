@@ -9,10 +9,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance import files, suite, yamlfile
-from conformance.cases import Case, Corpus
-from conformance.errors import CaseError, UsageError
-from conformance.spec import Spec
+from cardid_conformance import files, suite, yamlfile
+from cardid_conformance.cases import Case, Corpus
+from cardid_conformance.errors import CaseError, UsageError
+from cardid_conformance.spec import Spec
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

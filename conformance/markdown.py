@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from conformance import escape
-from conformance.cases import Case
-from conformance.console import summary_lines
-from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome
-from conformance.report import RunInfo, summary, verdict
-from conformance.spec import Spec
+from cardid_conformance import escape
+from cardid_conformance.cases import Case
+from cardid_conformance.console import summary_lines
+from cardid_conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome
+from cardid_conformance.report import RunInfo, summary, verdict
+from cardid_conformance.spec import Spec
 
 
 def _cell(text: str) -> str:

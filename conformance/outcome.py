@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from conformance.compare import Difference
-from conformance.spec import Level
+from cardid_conformance.compare import Difference
+from cardid_conformance.spec import Level
 
 
 class Status(StrEnum):

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance import escape
-from conformance.cases import Case
-from conformance.compare import Difference
-from conformance.outcome import (
+from cardid_conformance import escape
+from cardid_conformance.cases import Case
+from cardid_conformance.compare import Difference
+from cardid_conformance.outcome import (
     CaseBug,
     Errored,
     ExpectedFailure,
@@ -22,7 +22,7 @@ from conformance.outcome import (
     Status,
     status,
 )
-from conformance.spec import Level, Spec
+from cardid_conformance.spec import Level, Spec
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,10 +10,9 @@ from typing import Any
 
 import jsonschema
 import jsonschema_rs
+from cardid_conformance import suite
+from cardid_conformance.errors import SuiteError
 from referencing import Registry, Resource
-
-from conformance import suite
-from conformance.errors import SuiteError
 
 #: Schema names, without the `.schema.json` suffix.
 NAMES = (

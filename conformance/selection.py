@@ -6,7 +6,7 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from conformance.cases import Case
+from cardid_conformance.cases import Case
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

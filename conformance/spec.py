@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
 
-from conformance import files, suite, yamlfile
-from conformance.errors import CaseError, SuiteError, UsageError
+from cardid_conformance import files, suite, yamlfile
+from cardid_conformance.errors import CaseError, SuiteError, UsageError
 
 
 class Level(IntEnum):

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from conformance import files
-from conformance.errors import CaseError
+from cardid_conformance import files
+from cardid_conformance.errors import CaseError
 
 try:  # PyYAML's C loader when libyaml is there; the pure-Python one otherwise.
     _BaseLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]

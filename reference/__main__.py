@@ -1,4 +1,4 @@
-"""`python -m reference`: the reference adapter on standard input and output."""
+"""`python -m cardid_reference`: the reference adapter on standard input and output."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""`python -m runner`: the same as the `cardid` command."""
+"""`python -m cardid_runner`: the same as the `cardid` command."""
 
-from runner.cli import main
+from cardid_runner.cli import main
 
 raise SystemExit(main())

@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from conformance.answer import Answer, Crashed, Unsupported
-from runner import protocol
-from runner.process import (
+from cardid_conformance.answer import Answer, Crashed, Unsupported
+from cardid_runner import protocol
+from cardid_runner.process import (
     MAX_OUTPUT,
     Ended,
     Line,
@@ -26,8 +26,8 @@ from runner.process import (
     TimedOut,
     TooLong,
 )
-from runner.protocol import Hello, Problem, Reply
-from runner.stop import STOP
+from cardid_runner.protocol import Hello, Problem, Reply
+from cardid_runner.stop import STOP
 
 #: How long a process gets to end after `stop`.
 STOP_GRACE = 2.0

@@ -24,19 +24,19 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, NoReturn, Self, TextIO
 
-from conformance import console, escape, suite
-from conformance.cases import Corpus, case_files, load_corpus
-from conformance.errors import CardidError, SuiteError, UsageError
-from conformance.known import load_known_failures
-from conformance.lint import lint
-from conformance.selection import Selection
-from conformance.spec import Spec, load_cr_numbers, load_spec
-from runner import execute, options
-from runner.process import split_command
-from runner.progress import Progress
-from runner.resume import resume
-from runner.run import Outputs, Result, Run, perform
-from runner.stop import STOP
+from cardid_conformance import console, escape, suite
+from cardid_conformance.cases import Corpus, case_files, load_corpus
+from cardid_conformance.errors import CardidError, SuiteError, UsageError
+from cardid_conformance.known import load_known_failures
+from cardid_conformance.lint import lint
+from cardid_conformance.selection import Selection
+from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
+from cardid_runner import execute, options
+from cardid_runner.process import split_command
+from cardid_runner.progress import Progress
+from cardid_runner.resume import resume
+from cardid_runner.run import Outputs, Result, Run, perform
+from cardid_runner.stop import STOP
 
 
 class Exit(IntEnum):
@@ -110,12 +110,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `cardid` and `python -m runner`."""
+    """Entry point of `cardid` and `python -m cardid_runner`."""
     try:
         args = _parser().parse_args(argv)
         match args.command:
             case "reference":
-                from reference.adapter import main as reference_main  # started as an adapter only
+                from cardid_reference.adapter import (
+                    main as reference_main,  # started as an adapter only
+                )
 
                 return reference_main()
             case "lint":

@@ -12,16 +12,16 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from conformance.answer import Answer, Crashed
-from conformance.cases import Case
-from conformance.judge import judge
-from conformance.outcome import Errored, Outcome, Passed, status
-from conformance.spec import Spec
-from runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request
-from runner.stop import STOP
+from cardid_conformance.answer import Answer, Crashed
+from cardid_conformance.cases import Case
+from cardid_conformance.judge import judge
+from cardid_conformance.outcome import Errored, Outcome, Passed, status
+from cardid_conformance.spec import Spec
+from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request
+from cardid_runner.stop import STOP
 
 #: How the bundled reference implementation is started when no command is given.
-REFERENCE_ARGV = (sys.executable, "-m", "reference")
+REFERENCE_ARGV = (sys.executable, "-m", "cardid_reference")
 #: Seconds one case may take, before the multiplier.
 DEFAULT_TIMEOUT = 10.0
 #: Seconds the persistent-mode handshake may take, before the multiplier.

@@ -6,12 +6,12 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from conformance import escape, files
-from conformance.answer import Answer, Answered, Crashed, Rejected
-from conformance.cases import Case
-from conformance.console import failure_lines
-from conformance.outcome import Errored, ExpectedFailure, Failed, Outcome
-from runner.outputs import OutputError, write_atomically
+from cardid_conformance import escape, files
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance.cases import Case
+from cardid_conformance.console import failure_lines
+from cardid_conformance.outcome import Errored, ExpectedFailure, Failed, Outcome
+from cardid_runner.outputs import OutputError, write_atomically
 
 
 def save_failures(

@@ -14,9 +14,9 @@ import os
 import re
 from pathlib import Path
 
-from conformance import files
-from conformance.errors import UsageError
-from runner.process import split_command
+from cardid_conformance import files
+from cardid_conformance.errors import UsageError
+from cardid_runner.process import split_command
 
 #: `--timeout-multiplier` scales a 10 s case and a 30 s handshake: from 0.1 s to about 8 hours.
 MULTIPLIERS = (0.01, 1000.0)

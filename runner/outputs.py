@@ -14,7 +14,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from conformance import files
+from cardid_conformance import files
 
 
 class OutputError(Exception):

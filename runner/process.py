@@ -39,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.errors import UsageError
-from runner.protocol import printable
-from runner.stop import STOP
+from cardid_conformance.errors import UsageError
+from cardid_runner.protocol import printable
+from cardid_runner.stop import STOP
 
 #: What the runner keeps of one answer on standard output, in both modes; more is a crash.
 MAX_OUTPUT = 16 * 1024 * 1024

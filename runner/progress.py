@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from conformance.outcome import Outcome, Passed, Skipped
+from cardid_conformance.outcome import Outcome, Passed, Skipped
 
 #: Runs shorter than this many seconds show no progress at all.
 _QUIET_FOR = 0.5

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from conformance import schemas
-from conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance import schemas
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120

@@ -1,5 +1,5 @@
 """The pytest plugin: `pytest conformance --impl COMMAND` runs every case as a pytest item
-(`pytest --pyargs conformance --impl COMMAND` outside a checkout).
+(`pytest --pyargs cardid_conformance --impl COMMAND` outside a checkout).
 
 Items are named by case ID, so `-k`, `--lf`, `--junitxml` and pytest-xdist (`-n 2`) work as
 pytest users expect; a failure shows the same domain diff and rule citation as `cardid run`.
@@ -21,16 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from conformance import console, escape, report, suite
-from conformance.cases import Case, case_files, load_corpus
-from conformance.errors import CaseError, UsageError
-from conformance.known import KnownFailures, load_known_failures
-from conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed, Skipped
-from conformance.spec import load_spec
-from runner import execute, options
-from runner.process import split_command
-from runner.run import Outputs, Result, Run, conclude
+from cardid_conformance import console, escape, report, suite
+from cardid_conformance.cases import Case, case_files, load_corpus
+from cardid_conformance.errors import CaseError, UsageError
+from cardid_conformance.known import KnownFailures, load_known_failures
+from cardid_conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed, Skipped
+from cardid_conformance.spec import load_spec
+from cardid_runner import execute, options
+from cardid_runner.process import split_command
+from cardid_runner.run import Outputs, Result, Run, conclude
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -50,7 +49,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 #: The `conformance` package's directory: `pytest conformance` in a checkout names it, and so
-#: does `pytest --pyargs conformance` wherever the suite is installed.
+#: does `pytest --pyargs cardid_conformance` wherever the suite is installed.
 _PACKAGE_DIR = Path(suite.__file__).resolve().parent
 
 

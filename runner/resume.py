@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance import files, report, schemas
-from conformance.cases import Case
-from conformance.errors import UsageError
-from conformance.outcome import Outcome
-from conformance.spec import Spec
+from cardid_conformance import files, report, schemas
+from cardid_conformance.cases import Case
+from cardid_conformance.errors import UsageError
+from cardid_conformance.outcome import Outcome
+from cardid_conformance.spec import Spec
 
 #: A report of 100,000 cases is some 50 MB.
 MAX_BYTES = 512 * 1024 * 1024

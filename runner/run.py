@@ -13,20 +13,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from conformance import report, suite
-from conformance.answer import Answer
-from conformance.cases import Case, Corpus
-from conformance.errors import UsageError
-from conformance.junit import to_junit
-from conformance.known import KnownFailures, apply_known_failures
-from conformance.markdown import to_markdown
-from conformance.outcome import CaseBug, Outcome
-from conformance.selection import Selection
-from conformance.spec import Spec
-from runner import execute
-from runner.adapter import Hello
-from runner.failures import save_failures
-from runner.outputs import OutputError, write_atomically
+from cardid_conformance import report, suite
+from cardid_conformance.answer import Answer
+from cardid_conformance.cases import Case, Corpus
+from cardid_conformance.errors import UsageError
+from cardid_conformance.junit import to_junit
+from cardid_conformance.known import KnownFailures, apply_known_failures
+from cardid_conformance.markdown import to_markdown
+from cardid_conformance.outcome import CaseBug, Outcome
+from cardid_conformance.selection import Selection
+from cardid_conformance.spec import Spec
+from cardid_runner import execute
+from cardid_runner.adapter import Hello
+from cardid_runner.failures import save_failures
+from cardid_runner.outputs import OutputError, write_atomically
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

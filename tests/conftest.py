@@ -9,9 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-
-from conformance.cases import Case, load_case
-from conformance.spec import Spec, load_spec
+from cardid_conformance.cases import Case, load_case
+from cardid_conformance.spec import Spec, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.

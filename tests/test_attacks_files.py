@@ -14,17 +14,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance import console, escape, report, schemas
+from cardid_conformance.compare import Difference
+from cardid_conformance.junit import to_junit
+from cardid_conformance.markdown import to_markdown
+from cardid_conformance.outcome import (
+    CaseBug,
+    Errored,
+    ExpectedFailure,
+    Failed,
+    Outcome,
+    Passed,
+    Skipped,
+)
+from cardid_conformance.spec import Level, Spec
+from cardid_runner import outputs
+from cardid_runner.cli import Exit, main
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from conformance import console, escape, report, schemas
-from conformance.compare import Difference
-from conformance.junit import to_junit
-from conformance.markdown import to_markdown
-from conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome, Passed, Skipped
-from conformance.spec import Level, Spec
-from runner import outputs
-from runner.cli import Exit, main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 HOSTILE_IMPL = f"{sys.executable} {FAKE} hostile-text"

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from cardid_conformance.errors import UsageError
+from cardid_runner import cli, options
+from cardid_runner.cli import Exit, main
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.errors import UsageError
-from runner import cli, options
-from runner.cli import Exit, main
 from tests.conftest import ROOT
 
 

@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance import report, schemas
+from cardid_conformance.cases import case_files, load_corpus
+from cardid_conformance.errors import UsageError
+from cardid_conformance.spec import Spec
+from cardid_runner import resume
+from cardid_runner.cli import Exit, main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance import report, schemas
-from conformance.cases import case_files, load_corpus
-from conformance.errors import UsageError
-from conformance.spec import Spec
-from runner import resume
-from runner.cli import Exit, main
 from tests.conftest import ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
@@ -100,7 +100,7 @@ def test_report_without_digests_resumes_nothing_stale(tmp_path: Path, finished: 
 
 
 def _spec() -> Spec:
-    from conformance.spec import load_spec
+    from cardid_conformance.spec import load_spec
 
     return load_spec()
 

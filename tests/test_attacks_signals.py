@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance import report as report_module
+from cardid_conformance import schemas
+from cardid_conformance.answer import Crashed
+from cardid_runner import execute
+from cardid_runner.adapter import PerCase, Persistent, Request
+from cardid_runner.cli import Exit, main
+from cardid_runner.process import DIR_PREFIX
+from cardid_runner.stop import STOP
 
-from conformance import report as report_module
-from conformance import schemas
-from conformance.answer import Crashed
-from runner import execute
-from runner.adapter import PerCase, Persistent, Request
-from runner.cli import Exit, main
-from runner.process import DIR_PREFIX
-from runner.stop import STOP
 from tests.fakes import scripted
 from tests.test_faults import CASES, FAKE, _running
 
@@ -72,7 +72,7 @@ def _runner(tmp_path: Path, behaviour: str, *args: str) -> tuple[subprocess.Pope
     env = {**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pid_file),
            "FAKE_STOP_FILE": str(tmp_path / "stopped")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
+        [sys.executable, "-m", "cardid_runner", "run", "--impl", f"{sys.executable} {FAKE} {behaviour}",
          "--case", TARGET, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
@@ -163,7 +163,7 @@ def test_stale_folders_of_a_dead_runner_are_removed_at_the_next_start(tmp_path: 
     stale.mkdir()
     (stale / "junk").write_text("x", encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "run", "--case", TARGET],
+        [sys.executable, "-m", "cardid_runner", "run", "--case", TARGET],
         capture_output=True, text=True, check=False, timeout=120,
         env={**os.environ, "TMPDIR": str(scratch)},
     )
@@ -217,7 +217,7 @@ def test_a_messed_up_folder_is_still_removed(tmp_path: Path, isolate: bool) -> N
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} mess-workdir",
+        [sys.executable, "-m", "cardid_runner", "run", "--impl", f"{sys.executable} {FAKE} mess-workdir",
          "--case", TARGET, *(["--isolate"] if isolate else [])],
         capture_output=True, text=True, check=False, timeout=120, env={**os.environ, "TMPDIR": str(scratch)},
     )
@@ -253,7 +253,7 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, ex
 
 def test_only_marked_processes_are_killed() -> None:
     """A process without the mark (or with another run's) is never killed by the mark scan."""
-    from runner.process import _kill_if_marked, kill_marked
+    from cardid_runner.process import _kill_if_marked, kill_marked
 
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                                  env={**os.environ, "CARDID_RUN": "someone-else.1"})

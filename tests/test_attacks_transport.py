@@ -10,15 +10,15 @@ from functools import cache
 from typing import Any
 
 import pytest
+from cardid_conformance.answer import Crashed
+from cardid_conformance.cases import Case, case_files, load_corpus
+from cardid_conformance.outcome import Errored, status
+from cardid_conformance.spec import load_spec
+from cardid_runner import execute
+from cardid_runner.adapter import Request
+from cardid_runner.execute import Execution, Options
+from cardid_runner.process import MAX_OUTPUT
 
-from conformance.answer import Crashed
-from conformance.cases import Case, case_files, load_corpus
-from conformance.outcome import Errored, status
-from conformance.spec import load_spec
-from runner import execute
-from runner.adapter import Request
-from runner.execute import Execution, Options
-from runner.process import MAX_OUTPUT
 from tests.conftest import ROOT
 from tests.fakes.scripted import (
     HELLO,
@@ -391,9 +391,9 @@ def test_every_report_is_written_whatever_the_answers(
 ) -> None:
     """Every reader case gets another hostile answer: the CLI writes the JSON, JUnit and
     Markdown reports and the failure files, prints its lines, and exits 1."""
-    from conformance import schemas as schema_module
-    from runner.cli import Exit as ExitCode
-    from runner.cli import main
+    from cardid_conformance import schemas as schema_module
+    from cardid_runner.cli import Exit as ExitCode
+    from cardid_runner.cli import main
 
     order: list[str] = []
 
@@ -428,7 +428,8 @@ def test_every_report_is_written_whatever_the_answers(
 def test_handshake_that_changes_on_restart_is_not_believed() -> None:
     """An implementation that exits quietly between cases and comes back with fewer roles
     does not get the rest of the run skipped: the changed handshake errs the case."""
-    from runner.adapter import ProcessLauncher
+    from cardid_runner.adapter import ProcessLauncher
+
     from tests.fakes.scripted import ScriptedProcess
 
     hellos = iter([HELLO])  # the first process says both roles, every later one "writer"
@@ -452,7 +453,7 @@ def test_handshake_that_changes_on_restart_is_not_believed() -> None:
 def test_verdict_line_names_skipped_cases(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """A writer-only implementation that passes its cases conforms, and the verdict line says
     how many cases were skipped; with reader cases only, it does not conform."""
-    from runner.cli import main
+    from cardid_runner.cli import main
 
     behaviour = Behaviour(hello=[Out(line({**HELLO, "roles": ["writer"]}))])
     monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
@@ -477,7 +478,7 @@ def test_control_characters_reach_neither_the_terminal_nor_the_xml(
     handshake's name are printed as escapes: the terminal gets no ESC, the JUnit file parses."""
     import xml.etree.ElementTree as ET
 
-    from runner.cli import main
+    from cardid_runner.cli import main
 
     def hostile(message: dict[str, Any], seq: Any, served: int) -> list[Event]:
         if served == 0:

@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 import yaml
+from cardid_conformance import yamlfile
+from cardid_conformance.cases import load_corpus
+from cardid_conformance.errors import CaseError, SuiteError
+from cardid_conformance.spec import Spec, load_spec
+from cardid_runner.cli import Exit, main
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance import yamlfile
-from conformance.cases import load_corpus
-from conformance.errors import CaseError, SuiteError
-from conformance.spec import Spec, load_spec
-from runner.cli import Exit, main
 from tests.conftest import ROOT, WRITER_CASE
 
 GOOD = ROOT / "cases" / "reader" / "reader-unknown-name.yaml"
@@ -299,7 +299,7 @@ def test_quoted_impossible_expiry_date_exits_2_with_the_line(
 
 def test_unquoted_expiry_date_still_works(tmp_path: Path) -> None:
     """The documented form `expires: 2027-03-31` (unquoted) is read as that date."""
-    from conformance.known import load_known_failures
+    from cardid_conformance.known import load_known_failures
 
     known = tmp_path / "known.yaml"
     known.write_text(KNOWN, encoding="utf-8")
@@ -341,7 +341,7 @@ def test_special_files_are_case_bugs_and_never_block(
     folder, expected = special_files
     if command == "run":  # it sets a SIGTERM handler, which only the main thread may: a process
         done = subprocess.run(
-            [sys.executable, "-m", "runner", command, "--cases", str(folder)],
+            [sys.executable, "-m", "cardid_runner", command, "--cases", str(folder)],
             capture_output=True, text=True, timeout=60, check=False,
         )
         code, out, err = done.returncode, done.stdout, done.stderr
@@ -393,7 +393,7 @@ def test_broken_spec_index_exits_3_without_a_traceback(tmp_path: Path) -> None:
     rules = tmp_path / "spec" / "rules.yaml"
     rules.write_text(rules.read_text(encoding="utf-8").replace("version: 1.1.0", "version: !!int x"), encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "run"], capture_output=True, text=True, timeout=60, check=False,
+        [sys.executable, "-m", "cardid_runner", "run"], capture_output=True, text=True, timeout=60, check=False,
         env={**os.environ, "CARDID_SUITE": str(tmp_path)},
     )
     assert done.returncode == Exit.SUITE

@@ -8,11 +8,11 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from cardid_conformance import suite
+from cardid_conformance.cases import case_files, load_corpus
+from cardid_conformance.spec import Spec
 
 from bench import run, workload
-from conformance import suite
-from conformance.cases import case_files, load_corpus
-from conformance.spec import Spec
 
 #: Smaller than --quick: a benchmark's whole pipeline in well under a second.
 TINY = dataclasses.replace(

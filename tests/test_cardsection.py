@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance.cardsection import ambiguities
+from cardid_conformance.cases import load_case
+from cardid_conformance.errors import CaseError
+from cardid_conformance.spec import Spec
 
-from conformance.cardsection import ambiguities
-from conformance.cases import load_case
-from conformance.errors import CaseError
-from conformance.spec import Spec
 from tests.conftest import WRITER_CASE
 
 BOLT = {"name": "Lightning Bolt", "printings": [{"set": "M10", "number": "146", "source_ids": ["mtgo:1"]}]}

@@ -9,14 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance.answer import Answered, Rejected
+from cardid_conformance.cases import Rejection, case_files, load_case, load_corpus
+from cardid_conformance.errors import CaseError
+from cardid_conformance.judge import judge
+from cardid_conformance.outcome import Failed, Passed
+from cardid_conformance.spec import Spec
+from cardid_reference.writer import write
 
-from conformance.answer import Answered, Rejected
-from conformance.cases import Rejection, case_files, load_case, load_corpus
-from conformance.errors import CaseError
-from conformance.judge import judge
-from conformance.outcome import Failed, Passed
-from conformance.spec import Spec
-from reference.writer import write
 from tests.conftest import ROOT, WRITER_CASE
 
 

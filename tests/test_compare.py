@@ -6,11 +6,11 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+from cardid_conformance.cases import Case
+from cardid_conformance.compare import compare_writer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conformance.cases import Case
-from conformance.compare import compare_writer
 from tests.conftest import WRITER_ANSWER
 
 
@@ -104,9 +104,9 @@ def _load_sample() -> Case:
     from pathlib import Path
 
     import yaml
+    from cardid_conformance.cases import load_case
+    from cardid_conformance.spec import load_spec
 
-    from conformance.cases import load_case
-    from conformance.spec import load_spec
     from tests.conftest import WRITER_CASE
 
     with tempfile.TemporaryDirectory(prefix="cardid-test-") as folder:

@@ -59,10 +59,10 @@ def _reader_cases() -> frozenset[str]:
 def _cardid_run(
     tmp_path: Path, impl: list[str], *extra: str
 ) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    """`python -m runner run --impl CMD --role reader --report-json R` and the report."""
+    """`python -m cardid_runner run --impl CMD --role reader --report-json R` and the report."""
     report = tmp_path / "r.json"
     command = [
-        sys.executable, "-m", "runner", "run",
+        sys.executable, "-m", "cardid_runner", "run",
         "--impl", shlex.join(impl),
         "--role", "reader",
         "--report-json", str(report),

@@ -9,14 +9,14 @@ import threading
 from typing import Any
 
 import pytest
+from cardid_conformance.answer import Answer, Answered, Crashed
+from cardid_conformance.outcome import Errored, status
+from cardid_conformance.spec import load_spec
+from cardid_runner import execute
+from cardid_runner.adapter import Request
+from cardid_runner.execute import Execution, Options
+from cardid_runner.stop import STOP
 
-from conformance.answer import Answer, Answered, Crashed
-from conformance.outcome import Errored, status
-from conformance.spec import load_spec
-from runner import execute
-from runner.adapter import Request
-from runner.execute import Execution, Options
-from runner.stop import STOP
 from tests.fakes.scripted import FakeLauncher, crashed, right_answer
 from tests.test_attacks_transport import IDS, TARGET, cases
 
@@ -194,7 +194,8 @@ def test_parallel_run_gives_the_serial_results() -> None:
 
 def test_unsupported_role_is_skipped_and_a_run_of_skips_is_not_conforming(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """F3: every case skipped (a writer-only handshake, reader cases): NOT CONFORMING, exit 1."""
-    from runner.cli import Exit, main
+    from cardid_runner.cli import Exit, main
+
     from tests.fakes import scripted
 
     hello = {**scripted.HELLO, "roles": ["writer"]}

@@ -12,17 +12,17 @@ from typing import Any
 
 import pytest
 import yaml
+from cardid_conformance import schemas, suite, yamlfile
+from cardid_conformance.cardtable import CardEntry
+from cardid_conformance.cases import Case, WriterExpectation, case_files, load_corpus
+from cardid_conformance.compare import Difference, _compare_entry, _match_ids, _plainly_right
+from cardid_conformance.spec import Level, Spec
+from cardid_reference.adapter import _check_scalars, _walk_scalars, answer, no_surrogate_escape
+from cardid_reference.errors import RequestError
+from cardid_reference.writer import write
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance import schemas, suite, yamlfile
-from conformance.cardtable import CardEntry
-from conformance.cases import Case, WriterExpectation, case_files, load_corpus
-from conformance.compare import Difference, _compare_entry, _match_ids, _plainly_right
-from conformance.spec import Level, Spec
-from reference.adapter import _check_scalars, _walk_scalars, answer, no_surrogate_escape
-from reference.errors import RequestError
-from reference.writer import write
 from tests.conftest import WRITER_CASE
 
 # ---------------------------------------------------------------------- YAML

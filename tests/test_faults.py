@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from runner.cli import Exit, main
+from cardid_runner.cli import Exit, main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 TARGET = "reader-unknown-name"
@@ -185,7 +184,7 @@ def test_no_orphan_is_left_behind(tmp_path: Path) -> None:
     pid_file = tmp_path / "pids"
     for isolate in ([], ["--isolate"]):
         done = subprocess.run(
-            [sys.executable, "-m", "runner", "run", "--impl", f"{sys.executable} {FAKE} orphan-child",
+            [sys.executable, "-m", "cardid_runner", "run", "--impl", f"{sys.executable} {FAKE} orphan-child",
              "--case", TARGET, *isolate],
             capture_output=True, text=True, check=False, timeout=120,
             env={**os.environ, "FAKE_PID_FILE": str(pid_file)},

@@ -10,11 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cardid_conformance.cases import load_case
+from cardid_conformance.errors import CaseError
+from cardid_conformance.spec import Spec
+from cardid_runner.cli import Exit, main
 
-from conformance.cases import load_case
-from conformance.errors import CaseError
-from conformance.spec import Spec
-from runner.cli import Exit, main
 from tests.conftest import ROOT, WRITER_CASE
 
 BOMB = "\n".join(
@@ -131,7 +131,7 @@ def test_lint_on_hostile_file_has_no_traceback(tmp_path: Path) -> None:
     """The CLI turns a hostile case into `path:line: message` on stderr, exit 1, no traceback."""
     (tmp_path / "bomb.yaml").write_text(BOMB, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "lint", "--cases", str(tmp_path)],
+        [sys.executable, "-m", "cardid_runner", "lint", "--cases", str(tmp_path)],
         capture_output=True, text=True, check=False, timeout=60,
     )
     assert done.returncode == Exit.FAILED

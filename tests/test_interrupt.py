@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 import pytest
+from cardid_conformance import schemas
+from cardid_runner.cli import Exit
 
-from conformance import schemas
-from runner.cli import Exit
 from tests.test_faults import _running
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
@@ -23,7 +23,7 @@ COMMAND = f"{sys.executable} {FAKE} slow-case 0.1"
 
 def _cardid(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "runner", "run", "--impl", COMMAND, *args],
+        [sys.executable, "-m", "cardid_runner", "run", "--impl", COMMAND, *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
     )
 
@@ -77,11 +77,11 @@ def test_resume_refuses_a_report_of_another_implementation(tmp_path: Path) -> No
     """Resuming from a run of another command is a usage error, not a silent mix."""
     partial = tmp_path / "p.json"
     subprocess.run(
-        [sys.executable, "-m", "runner", "run", "--case", "reader-unknown-name", "--report-json", str(partial)],
+        [sys.executable, "-m", "cardid_runner", "run", "--case", "reader-unknown-name", "--report-json", str(partial)],
         check=True, capture_output=True,
     )
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "run", "--impl", COMMAND, "--resume", str(partial)],
+        [sys.executable, "-m", "cardid_runner", "run", "--impl", COMMAND, "--resume", str(partial)],
         capture_output=True, text=True, check=False,
     )
     assert done.returncode == Exit.USAGE

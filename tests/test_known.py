@@ -9,13 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from conformance.compare import Difference
-from conformance.errors import UsageError
-from conformance.known import KnownFailure, KnownFailures, apply_known_failures, load_known_failures
-from conformance.outcome import ExpectedFailure, Failed, Passed
-from conformance.spec import Level
-from runner.cli import Exit, main
+from cardid_conformance.compare import Difference
+from cardid_conformance.errors import UsageError
+from cardid_conformance.known import (
+    KnownFailure,
+    KnownFailures,
+    apply_known_failures,
+    load_known_failures,
+)
+from cardid_conformance.outcome import ExpectedFailure, Failed, Passed
+from cardid_conformance.spec import Level
+from cardid_runner.cli import Exit, main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 TODAY = datetime.date(2026, 11, 29)

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cardid_runner.cli import Exit, main
 
-from runner.cli import Exit, main
 from tests.conftest import DATA, WRITER_CASE
 
 CR_INDEX = DATA / "cr" / "cr-index-20260925.tsv"
@@ -88,7 +88,7 @@ def test_clean_corpus_computes_no_line_numbers(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Line numbers cost a parse each: a clean lint (CR numbers and card facts) computes none."""
-    from conformance import yamlfile
+    from cardid_conformance import yamlfile
 
     def refuse(*args: object) -> None:
         raise AssertionError("line_of called on the clean path")

@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance.cases import Case, Corpus, case_files, load_corpus
+from cardid_conformance.judge import judge
+from cardid_conformance.outcome import Failed, Outcome, Passed
+from cardid_conformance.spec import load_spec
+from cardid_reference.adapter import answer
+from cardid_reference.errors import RequestError
+from cardid_reference.reader import read as reference_read
+from cardid_reference.writer import write as reference_write
 
-from conformance.answer import Answer, Answered, Crashed, Rejected
-from conformance.cases import Case, Corpus, case_files, load_corpus
-from conformance.judge import judge
-from conformance.outcome import Failed, Outcome, Passed
-from conformance.spec import load_spec
-from reference.adapter import answer
-from reference.errors import RequestError
-from reference.reader import read as reference_read
-from reference.writer import write as reference_write
 from tests.mutants import MUTANTS, ExitWithoutRejection, entry_points
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -52,7 +52,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in SUITE_FILES:
         for path in (ROOT / name).rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts:
-                packed = f"conformance/_suite/{path.relative_to(ROOT).as_posix()}"
+                packed = f"cardid_conformance/_suite/{path.relative_to(ROOT).as_posix()}"
                 assert packed in names, f"{packed} is not in the wheel"
     return target
 
@@ -69,23 +69,23 @@ def _run(target: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_installed_wheel_finds_its_own_copy_of_the_suite(installed: Path) -> None:
     """With no checkout in reach, the suite's files are those inside the installed package."""
-    done = _run(installed, "-c", "from conformance import suite; print(suite.ROOT)")
+    done = _run(installed, "-c", "from cardid_conformance import suite; print(suite.ROOT)")
     assert done.returncode == 0, done.stderr
-    assert Path(done.stdout.strip()) == installed / "conformance" / "_suite"
+    assert Path(done.stdout.strip()) == installed / "cardid_conformance" / "_suite"
     for name in SUITE_FILES:
         ours = sorted(p.relative_to(ROOT / name) for p in (ROOT / name).rglob("*.*"))
-        theirs = sorted(p.relative_to(installed / "conformance" / "_suite" / name)
-                        for p in (installed / "conformance" / "_suite" / name).rglob("*.*"))
+        theirs = sorted(p.relative_to(installed / "cardid_conformance" / "_suite" / name)
+                        for p in (installed / "cardid_conformance" / "_suite" / name).rglob("*.*"))
         assert theirs == ours
         for relative in ours:
             assert (ROOT / name / relative).read_bytes() == (
-                installed / "conformance" / "_suite" / name / relative
+                installed / "cardid_conformance" / "_suite" / name / relative
             ).read_bytes()
 
 
 def test_installed_cli_certifies_the_reference(installed: Path) -> None:
-    """`cardid run` (here `python -m runner run`) passes every case against the reference."""
-    done = _run(installed, "-m", "runner", "run", "-q")
+    """`cardid run` (here `python -m cardid_runner run`) passes every case against the reference."""
+    done = _run(installed, "-m", "cardid_runner", "run", "-q")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "CONFORMING" in done.stdout
     count = len(list((ROOT / "cases").rglob("*.yaml")))
@@ -93,8 +93,8 @@ def test_installed_cli_certifies_the_reference(installed: Path) -> None:
 
 
 def test_installed_pytest_plugin_collects_with_pyargs(installed: Path) -> None:
-    """`pytest --pyargs conformance` collects the installed corpus, one item per case."""
-    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "conformance")
+    """`pytest --pyargs cardid_conformance` collects the installed corpus, one item per case."""
+    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "cardid_conformance")
     count = len(list((ROOT / "cases").rglob("*.yaml")))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{count} passed" in done.stdout, done.stdout

@@ -6,10 +6,9 @@ import io
 import time
 
 import pytest
-
-from conformance.outcome import Passed, Skipped
-from runner import progress as progress_module
-from runner.progress import Progress
+from cardid_conformance.outcome import Passed, Skipped
+from cardid_runner import progress as progress_module
+from cardid_runner.progress import Progress
 
 
 class _Terminal(io.StringIO):

@@ -9,11 +9,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from cardid_conformance import schemas
+from cardid_conformance.cases import case_files, load_corpus
+from cardid_conformance.spec import load_spec
+from cardid_runner.cli import Exit, main
 
-from conformance import schemas
-from conformance.cases import case_files, load_corpus
-from conformance.spec import load_spec
-from runner.cli import Exit, main
 from tests.conftest import ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"

@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_reference import __version__
+from cardid_reference.adapter import main
+from cardid_reference.errors import RequestError
+from cardid_reference.reader import format_entry, is_qchar, quote, read
+from cardid_reference.writer import write
 from hypothesis import given
 from hypothesis import strategies as st
-
-from reference import __version__
-from reference.adapter import main
-from reference.errors import RequestError
-from reference.reader import format_entry, is_qchar, quote, read
-from reference.writer import write
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -864,12 +863,12 @@ def adapter(stdin: bytes, **kwargs: Any) -> tuple[int, list[Any]]:
 
 
 def test_per_case_mode_as_a_process() -> None:
-    """`python -m reference` answers a writer request on stdin with exit status 0 (C-1, C-2)."""
+    """`python -m cardid_reference` answers a writer request on stdin with exit status 0 (C-1, C-2)."""
     req = request(
         [move("a", "hand:P1", "battlefield", card={"name": "Urza\u2019s Saga"})], cards=[URZA]
     )
     done = subprocess.run(
-        [sys.executable, "-m", "reference"],
+        [sys.executable, "-m", "cardid_reference"],
         input=json.dumps(req, indent=2).encode("utf-8"),
         capture_output=True,
         check=False,
@@ -893,7 +892,7 @@ def test_persistent_mode_as_a_process() -> None:
         {"cmd": "stop"},
     ]
     done = subprocess.run(
-        [sys.executable, "-m", "reference"],
+        [sys.executable, "-m", "cardid_reference"],
         input="".join(json.dumps(m) + "\n" for m in lines).encode("utf-8"),
         capture_output=True,
         check=False,

@@ -9,10 +9,10 @@ import sys
 from typing import Any
 
 import pytest
+from cardid_conformance import schemas
+from cardid_reference.errors import RequestError
+from cardid_reference.writer import write
 
-from conformance import schemas
-from reference.errors import RequestError
-from reference.writer import write
 from tests.mutants import MUTANTS, ExitWithoutRejection, entry_points
 from tests.test_reference import REPO, move, request, run
 

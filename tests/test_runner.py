@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance import schemas
+from cardid_conformance.cases import WriterExpectation, case_files, load_corpus
+from cardid_conformance.spec import Spec, load_spec
+from cardid_runner.cli import Exit, main
 
-from conformance import schemas
-from conformance.cases import WriterExpectation, case_files, load_corpus
-from conformance.spec import Spec, load_spec
-from runner.cli import Exit, main
 from tests.conftest import ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
@@ -239,11 +239,11 @@ def test_usage_errors_exit_2_with_a_hint(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_python_dash_m_runner_is_the_cli() -> None:
-    """`python -m runner` behaves as `cardid`."""
+    """`python -m cardid_runner` behaves as `cardid`."""
     import subprocess
 
     done = subprocess.run(
-        [sys.executable, "-m", "runner", "list", "--case", "keep-through-public-zones"],
+        [sys.executable, "-m", "cardid_runner", "list", "--case", "keep-through-public-zones"],
         capture_output=True, text=True, check=False, cwd=ROOT,
     )
     assert done.returncode == 0

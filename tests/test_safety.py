@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from cardid_runner.cli import Exit, main
 
-from runner.cli import Exit, main
 from tests.conftest import ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"

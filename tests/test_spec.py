@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from conformance import suite
-from conformance.spec import load_spec
+from cardid_conformance import suite
+from cardid_conformance.spec import load_spec
 
 _HEADING = re.compile(
     r"^### (?P<id>[A-Z]+-\d+) · (?P<level>MUST|SHOULD|MAY) · item (?P<item>\d+) · CR (?P<cr>.+)$"

@@ -14,8 +14,8 @@ import time
 import zlib
 from typing import Any
 
-from reference.adapter import answer
-from reference.errors import RequestError
+from cardid_reference.adapter import answer
+from cardid_reference.errors import RequestError
 
 BEHAVIOUR = sys.argv[1] if len(sys.argv) > 1 else "rename"
 ARG = sys.argv[2] if len(sys.argv) > 2 else ""

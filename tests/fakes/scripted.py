@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.answer import Answer, Answered, Crashed, Rejected
-from reference.adapter import answer as reference_answer
-from reference.errors import RequestError
-from runner.adapter import Hello, ProcessLauncher, Request
-from runner.process import (
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_reference.adapter import answer as reference_answer
+from cardid_reference.errors import RequestError
+from cardid_runner.adapter import Hello, ProcessLauncher, Request
+from cardid_runner.process import (
     MAX_OUTPUT,
     Ended,
     Line,
@@ -35,8 +35,8 @@ from runner.process import (
     TooLong,
     _over,
 )
-from runner.protocol import printable
-from runner.stop import STOP
+from cardid_runner.protocol import printable
+from cardid_runner.stop import STOP
 
 # Events.
 

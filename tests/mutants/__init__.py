@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from reference.errors import RequestError
-from reference.reader import CardTableReader, Cursor
-from reference.writer import (
+from cardid_reference.errors import RequestError
+from cardid_reference.reader import CardTableReader, Cursor
+from cardid_reference.writer import (
     CardFacts,
     Description,
     End,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from reference.adapter import main
+from cardid_reference.adapter import main
 
 from . import MUTANTS, entry_points
 
