@@ -15,10 +15,12 @@ _QUIET_FOR = 0.5
 class Progress:
     """Redraws `[done/total] N failing` in place on a terminal; silent when not a terminal."""
 
-    def __init__(self, total: int, stream: TextIO = sys.stderr) -> None:
+    def __init__(self, total: int, stream: TextIO | None = None) -> None:
         self._total = total
-        self._stream = stream
-        self._active = stream.isatty() and total > 1
+        # Looked up now, not when the module was imported: sys.stderr may have been replaced
+        # since (pytest's capture does, and closes its stream afterwards).
+        self._stream = sys.stderr if stream is None else stream
+        self._active = self._stream.isatty() and total > 1
         self._started = time.monotonic()
         self._done = 0
         self._bad = 0

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from cardid_conformance import schemas
+from cardid_conformance import schemas, strictjson
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 
 #: How much of an implementation's text a message quotes.
@@ -49,33 +49,6 @@ class Reply:
     value: Any
 
 
-class _Duplicate(ValueError):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Duplicate(key)
-            seen.add(key)
-    return result
-
-
-def _constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text[:40]} is out of range")
-    return value
-
-
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float)
 #: A surrogate escape (\\ud800-\\udfff) in JSON text: only then can a lone surrogate come out.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -131,9 +104,9 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
     except UnicodeDecodeError as exc:
         return Problem(f"{what} is not UTF-8 (byte {exc.start})")
     try:
-        value = _DECODER.decode(text)
-    except _Duplicate as exc:
-        return Problem(f"{what} is not strict JSON: duplicate key {quote(str(exc.args[0]))}")
+        value = strictjson.loads(text)
+    except strictjson.DuplicateKey as exc:
+        return Problem(f"{what} is not strict JSON: duplicate key {quote(exc.key)}")
     except RecursionError:
         return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN

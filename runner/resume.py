@@ -9,13 +9,12 @@ wrong with the report is a UsageError naming it, never a traceback.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import files, report, schemas
+from cardid_conformance import files, report, schemas, strictjson
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import Outcome
@@ -32,30 +31,6 @@ class Resumed:
 
     outcomes: Mapping[str, Outcome]
     changed: tuple[str, ...]
-
-
-class _NotStrict(ValueError):
-    pass
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _NotStrict(f"the key {key!r} appears twice in one object")
-        seen.add(key)
-    return dict(pairs)
-
-
-def _constant(name: str) -> None:
-    raise _NotStrict(f"it holds {name}, which JSON has not")
-
-
-def _float(text: str) -> float:
-    value = float(text)
-    if value in (float("inf"), float("-inf")):
-        raise _NotStrict(f"the number {text[:40]} is beyond any finite number")
-    return value
 
 
 def read_report(path: Path) -> dict[str, Any]:
@@ -75,8 +50,10 @@ def read_report(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise refuse(f"not UTF-8 (byte {exc.start})") from None
     try:
-        data = json.loads(text, object_pairs_hook=_object, parse_constant=_constant, parse_float=_float)
-    except _NotStrict as exc:
+        data = strictjson.loads(text)
+    except strictjson.DuplicateKey as exc:
+        raise refuse(f"not strict JSON: the key {exc.key!r} appears twice in one object") from None
+    except strictjson.NotFinite as exc:
         raise refuse(f"not strict JSON: {exc}") from None
     except RecursionError:
         raise refuse("not a run report: nested too deeply") from None

@@ -156,10 +156,10 @@ BROKEN: dict[str, tuple[Callable[[Any], Any], str]] = {
     "null": (lambda d: None, "(top level): None is not of type 'object'"),
 }
 BROKEN_TEXT: dict[str, tuple[Callable[[str], str], str]] = {
-    "nan": (lambda t: t.replace('"seconds": ', '"seconds": NaN, "x": ', 1), "not strict JSON: it holds NaN"),
-    "infinity": (lambda t: t.replace('"seconds": ', '"seconds": Infinity, "x": ', 1), "not strict JSON: it holds Infinity"),
-    "minus-infinity": (lambda t: t.replace('"seconds": ', '"seconds": -Infinity, "x": ', 1), "it holds -Infinity"),
-    "overflow": (lambda t: t.replace('"seconds": ', '"seconds": 1e400, "x": ', 1), "the number 1e400 is beyond any finite number"),
+    "nan": (lambda t: t.replace('"seconds": ', '"seconds": NaN, "x": ', 1), "not strict JSON: NaN is not a finite number"),
+    "infinity": (lambda t: t.replace('"seconds": ', '"seconds": Infinity, "x": ', 1), "not strict JSON: Infinity is not a finite number"),
+    "minus-infinity": (lambda t: t.replace('"seconds": ', '"seconds": -Infinity, "x": ', 1), "-Infinity is not a finite number"),
+    "overflow": (lambda t: t.replace('"seconds": ', '"seconds": 1e400, "x": ', 1), "1e400 is not a finite number"),
     "duplicate-key": (lambda t: t.replace('{\n  "suite"', '{"results": [],\n  "suite"', 1), "the key 'results' appears twice"),
     "duplicate-inner-key": (lambda t: t.replace('"status": ', '"status": "passed", "status": ', 1), "the key 'status' appears twice"),
     "truncated": (lambda t: t[: len(t) // 2], "not JSON: "),
