@@ -14,10 +14,6 @@ from cardid_conformance.spec import Spec
 
 def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
     """Decide the outcome of one case from the implementation's answer."""
-    return _judge(case, answer, spec)
-
-
-def _judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
     match answer:
         case Unsupported(role=role):
             return Skipped(case_id=case.id, reason=f"the implementation does not support the {role} role")

@@ -29,7 +29,18 @@ def answer(
     `scalars_known`: the caller has made sure that no string in the request is a lone surrogate
     (`no_surrogate_escape` on the JSON text it was decoded from), so its strings are not walked.
     """
-    return _answer(request, write=write, read=read, check_scalars=not scalars_known)
+    if not isinstance(request, dict):
+        raise RequestError("a request is a JSON object")
+    if not scalars_known:
+        _check_scalars(request)
+    role = request.get("role")
+    if role == "writer":
+        return write(request)
+    if role == "reader":
+        if not isinstance(request.get("text"), str):
+            raise RequestError("a reader request needs a string `text`")
+        return read(request["text"])
+    raise RequestError(f"unknown role {role!r}: expected writer or reader")
 
 
 def no_surrogate_escape(text: bytes) -> bool:
@@ -40,21 +51,6 @@ def no_surrogate_escape(text: bytes) -> bool:
     counts as one: such a request has its strings checked, and passes.
     """
     return _SURROGATE_ESCAPE.search(text) is None
-
-
-def _answer(request: Any, *, write: Write, read: Read, check_scalars: bool) -> dict[str, Any]:
-    if not isinstance(request, dict):
-        raise RequestError("a request is a JSON object")
-    if check_scalars:
-        _check_scalars(request)
-    role = request.get("role")
-    if role == "writer":
-        return write(request)
-    if role == "reader":
-        if not isinstance(request.get("text"), str):
-            raise RequestError("a reader request needs a string `text`")
-        return read(request["text"])
-    raise RequestError(f"unknown role {role!r}: expected writer or reader")
 
 
 def _check_scalars(value: Any) -> None:
