@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from cardid_conformance import escape
 from cardid_conformance.cases import Case
@@ -21,52 +22,110 @@ from cardid_conformance.outcome import (
     Skipped,
     status,
 )
-from cardid_conformance.report import failure_level, summary, verdict
+from cardid_conformance.report import RunInfo, failure_level, run_verdict, summary
 from cardid_conformance.spec import Level, Spec
 
+#: How many of the last lines of an implementation's standard error a failure shows (a Node.js
+#: or Java stack trace puts the exception's name well above its last line).
+STDERR_LINES = 20
 
-def failure_lines(outcome: Outcome, rerun: str | None, *, verbose: bool = True) -> list[str]:
-    """The lines for one case that did not pass (none for passes and skips)."""
+
+def failure_lines(
+    outcome: Outcome,
+    rerun: str | None,
+    *,
+    case: Case | None = None,
+    spec: Spec | None = None,
+    verbose: bool = True,
+) -> list[str]:
+    """The lines for one case that did not pass (none for passes and skips): the first line
+    names the case and what went wrong; with `case` and `spec` the lines under it name the
+    rule's summary and the case file."""
+    rule_id: str | None = None
     match outcome:
         case Failed(level=level, differences=differences):
             head = "FAIL" if level is Level.MUST else "WARN"
-            lines = [f"{head} [{level.name}] {outcome.case_id}: [{differences[0].rule}] {differences[0].message}"]
+            rule_id = differences[0].rule
+            lines = [f"{head} [{level.name}] {outcome.case_id}: [{rule_id}] {differences[0].message}"]
             if verbose:
                 for line in differences[0].context:
                     lines.append(f"      {line}")
                 for extra in differences[1:]:
                     lines.append(f"      also [{extra.rule}] {extra.message}")
         case Errored(level=level, reason=reason, stderr=stderr):
-            lines = [f"ERROR [{level.name}] {outcome.case_id}: {reason}"]
+            head = "ERROR" if level is Level.MUST else "WARN"
+            lines = [f"{head} [{level.name}] {outcome.case_id}: " + ("" if level is Level.MUST else "errored: ") + reason]
             if verbose and stderr.strip():
-                tail = stderr.strip().splitlines()[-3:]
+                kept = stderr.strip().splitlines()
+                tail = kept[-STDERR_LINES:]
+                if len(kept) > len(tail):
+                    lines.append(f"      stderr (last {len(tail)} of {len(kept)} lines; the report keeps more):")
                 lines += [f"      stderr: {line}" for line in tail]
         case CaseBug(reason=reason):
             lines = [f"BUG IN CASE {outcome.case_id}: {reason}"]
-        case ExpectedFailure(reason=reason):
+        case ExpectedFailure(reason=reason, failure=failure):
             lines = [f"XFAIL {outcome.case_id}: known failure: {reason}"]
+            if isinstance(failure, Failed):
+                rule_id = failure.differences[0].rule
         case Passed() | Skipped():
             return []
+    if verbose and case is not None and spec is not None and not isinstance(outcome, CaseBug):
+        rid = rule_id if rule_id in spec.rules else next((r for r in case.rules if r in spec.rules), None)
+        if rid is not None:
+            rule = spec.rule(rid)
+            lines.append(f"      rule {rid} ({rule.level.name}): {rule.summary}")
+        lines.append(f"      case file: {_shown(case.path)}")
     if rerun and not isinstance(outcome, CaseBug):
         lines.append(f"      rerun: {rerun}")
     return [escape.visible(line) for line in lines]
 
 
-def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec) -> list[str]:
-    """Counts by status, a table by rule family and level, and the verdict."""
-    counts = summary(outcomes)
+def _shown(path: Path) -> str:
+    """A path as short as it can be: relative to the current directory when under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except (ValueError, OSError):
+        return str(path)
+
+
+def identity_lines(info: RunInfo) -> list[str]:
+    """What was tested and with which suite: the first thing a reader of a run needs."""
+    name = f"{info.name} {info.version}" if info.name else "(no handshake: name and version unknown)"
+    suite_text = f"cardid {info.suite_version or 'unknown'}"
+    if info.suite_commit:
+        suite_text += f" (commit {info.suite_commit[:12]}{'+modified' if info.suite_commit.endswith('+modified') else ''})"
+    lines = [
+        f"implementation: {name}, {info.mode} mode, command: {info.command}",
+        f"suite: {suite_text}, card-identity spec {info.spec_version}, cases {info.cases_dir}",
+    ]
+    return [escape.visible(line) for line in lines]
+
+
+def summary_lines(
+    outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec, info: RunInfo
+) -> list[str]:
+    """Counts by status, a table of cases by the rule family and level they cite, and the
+    verdict."""
+    counts = dict(summary(outcomes))
+    v = run_verdict(outcomes, cases, info)
+    # A SHOULD failure (failed or errored) is a warning, counted apart from the failures.
+    for outcome in outcomes:
+        if isinstance(outcome, Failed | Errored) and outcome.level is not Level.MUST:
+            counts["failed" if isinstance(outcome, Failed) else "errored"] -= 1
+            counts["warnings"] = counts.get("warnings", 0) + 1
     lines = [
         ", ".join(
-            f"{counts[key]} {word}"
+            f"{counts.get(key, 0)} {word}"
             for key, word in (
                 ("passed", "passed"),
                 ("failed", "failed"),
+                ("warnings", "SHOULD warnings"),
                 ("errored", "errored"),
                 ("skipped", "skipped"),
                 ("expected_failures", "known failures"),
                 ("case_bugs", "case bugs"),
             )
-            if counts[key] or key in ("passed", "failed")
+            if counts.get(key) or key in ("passed", "failed")
         )
         + f" ({counts['total']} cases)"
     ]
@@ -81,32 +140,27 @@ def summary_lines(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: 
             table[key][word] += 1
             table[key]["total"] += 1
     if table:
-        lines.append("by rule family and level (cases citing a rule of that family and level):")
+        lines.append(
+            "cases by the rule family and level they cite (a case is counted under each it cites;"
+            " these count cases, not rules):"
+        )
         for (family, level_name), row in sorted(table.items()):
             extra = ", ".join(
-                f"{row[word]} {word}"
-                for word in ("failing", "warning", "errored", "skipped", "expected-failure")
+                f"{row[word]} {label}"
+                for word, label in (
+                    ("failing", "failing"),
+                    ("warning", "SHOULD warnings"),
+                    ("errored", "errored"),
+                    ("skipped", "skipped"),
+                    ("expected-failure", "known failures"),
+                )
                 if row[word]
             )
             lines.append(
-                f"  {family:<6} {level_name:<6} {row['passed']:>3}/{row['total']:<3} passed"
+                f"  {family:<6} {level_name:<6} {row['passed']:>3} of {row['total']:<3} cases passed"
                 + (f", {extra}" if extra else "")
             )
-    v = verdict(outcomes)
-    if v.conforming:
-        word = "CONFORMING"
-        if v.should_failures:
-            word += f" (with {v.should_failures} SHOULD warnings)"
-    else:
-        reasons = [f"{v.must_failures} MUST case(s) failed"] if v.must_failures or v.judged else []
-        if v.judged == 0:
-            reasons.append("no case was judged (every case was skipped or errored)")
-        if any(isinstance(o, CaseBug) for o in outcomes):
-            reasons.append("the corpus has case bugs")
-        word = "NOT CONFORMING: " + "; ".join(reasons)
-    if counts["skipped"] and v.conforming:
-        word += f" ({counts['skipped']} case(s) skipped: roles the implementation does not support)"
-    lines.append(f"verdict: {word} against card-identity spec {spec.version}")
+    lines.append(f"verdict: {v.text(spec.version)}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")
     return [escape.visible(line) for line in lines]

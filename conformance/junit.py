@@ -22,6 +22,7 @@ from cardid_conformance.outcome import (
     Skipped,
 )
 from cardid_conformance.report import summary
+from cardid_conformance.spec import Level
 
 
 def to_junit(
@@ -33,8 +34,10 @@ def to_junit(
         "testsuite",
         name="cardid",
         tests=str(counts["total"]),
-        failures=str(counts["failed"]),
-        errors=str(counts["errored"] + counts["case_bugs"]),
+        failures=str(sum(1 for o in outcomes if isinstance(o, Failed) and o.level is Level.MUST)),
+        errors=str(
+            sum(1 for o in outcomes if isinstance(o, Errored) and o.level is Level.MUST) + counts["case_bugs"]
+        ),
         skipped=str(counts["skipped"] + counts["expected_failures"]),
         time=f"{sum(getattr(o, 'seconds', 0.0) for o in outcomes):.3f}",
     )
@@ -51,6 +54,13 @@ def to_junit(
         match outcome:
             case Passed():
                 pass
+            case Failed(level=Level.SHOULD | Level.MAY) | Errored(level=Level.SHOULD | Level.MAY):
+                # A SHOULD failure is a warning, as in every report: the test case passes, and
+                # says so where JUnit readers show it (its properties and its output).
+                properties = ET.SubElement(element, "properties")
+                ET.SubElement(properties, "property", name="cardid.level", value=outcome.level.name)
+                ET.SubElement(properties, "property", name="cardid.warning", value=escape.visible(_what(outcome)))
+                ET.SubElement(element, "system-out").text = text
             case Failed(differences=differences):
                 first = differences[0]
                 message = escape.visible(f"[{first.rule}] {first.message}")
@@ -65,3 +75,9 @@ def to_junit(
             case ExpectedFailure(reason=reason):
                 ET.SubElement(element, "skipped", message=escape.visible(f"known failure: {reason}")).text = text
     return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True))
+
+
+def _what(outcome: Failed | Errored) -> str:
+    if isinstance(outcome, Failed):
+        return f"[{outcome.differences[0].rule}] {outcome.differences[0].message}"
+    return outcome.reason

@@ -13,7 +13,7 @@ from cardid_conformance import escape
 from cardid_conformance.cases import Case
 from cardid_conformance.console import summary_lines
 from cardid_conformance.outcome import CaseBug, Errored, ExpectedFailure, Failed, Outcome
-from cardid_conformance.report import RunInfo, summary, verdict
+from cardid_conformance.report import RunInfo, run_verdict, summary
 from cardid_conformance.spec import Spec
 
 
@@ -30,15 +30,19 @@ def to_markdown(
     outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo, spec: Spec
 ) -> str:
     """Render the run as Markdown: verdict, counts, and a table of cases that did not pass."""
-    v = verdict(outcomes)
+    v = run_verdict(outcomes, cases, info)
     counts = summary(outcomes)
     name = info.name or info.command
-    icon = "✅" if v.conforming and not info.known_failure_problems else "❌"
+    icon = "✅" if v.conforming and v.accepted else "⚠️" if v.accepted else "❌"
     lines = [
         f"## {icon} card-identity conformance: {_cell(name)}"
         + (f" {_cell(info.version)}" if info.version else ""),
         "",
-        f"Spec {spec.version}, {counts['total']} cases, {info.mode} mode"
+        f"**{_cell(v.text(spec.version))}**",
+        "",
+        f"Spec {spec.version}, suite {_cell(info.suite_version or 'unknown')}"
+        + (f" ({_cell(info.suite_commit[:12])})" if info.suite_commit else "")
+        + f", {counts['total']} cases, {info.mode} mode, command {_cell(info.command)}"
         + (" (interrupted)" if info.interrupted else "")
         + ".",
         "",
@@ -71,5 +75,5 @@ def to_markdown(
         lines.append("")
     for problem in info.known_failure_problems:
         lines.append(f"- ❌ known-failure file: {_cell(problem)}")
-    lines += ["```", *summary_lines(outcomes, cases, spec), "```", ""]
+    lines += ["```", *summary_lines(outcomes, cases, spec, info), "```", ""]
     return "\n".join(lines)

@@ -24,18 +24,81 @@ from cardid_conformance.outcome import (
 )
 from cardid_conformance.spec import Level, Spec
 
+#: The roles a case can test, in the order reports name them.
+ROLES = ("writer", "reader")
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Verdict:
-    """Conforming when no case fails at MUST level; SHOULD failures are warnings."""
+    """What a run says about the implementation, in two parts that are never confused.
+
+    `conforming` is the claim: no MUST case fails (listed as a known failure or not), the
+    corpus has no case bugs, and some case was judged. `accepted` is the gate the exit code
+    follows: no MUST failure beyond the listed known failures, no case bug, some case judged,
+    and a known-failure file without problems. A parser with known MUST bugs is accepted
+    (exit 0) and not conforming, and every report says both. SHOULD failures are warnings:
+    counted, shown, never failing the run.
+    """
 
     conforming: bool
+    accepted: bool
+    #: MUST failures (failed or errored) that no known-failure entry lists.
     must_failures: int
-    should_failures: int
+    #: MUST failures that the known-failure file lists.
+    known_must_failures: int = 0
+    #: SHOULD failures, listed or not: warnings.
+    should_failures: int = 0
     known_failures_used: tuple[str, ...] = ()
     #: Cases judged on an answer (passed or failed, known failures included): a run that judged
     #: none (every case skipped or errored) says nothing about conformance, and is not conforming.
     judged: int = 0
+    #: Roles with a judged case: the roles the verdict speaks for.
+    roles: tuple[str, ...] = ()
+    #: Roles whose selected cases were all skipped (the implementation does not support them).
+    untested_roles: tuple[str, ...] = ()
+    skipped: int = 0
+    case_bugs: int = 0
+    known_failure_problems: int = 0
+    #: (cases selected, cases in the corpus) when the run was a selection, else None.
+    selection: tuple[int, int] | None = None
+
+    def text(self, spec_version: str) -> str:
+        """The verdict as one sentence, the same in every report."""
+        against = f"against card-identity spec {spec_version}"
+        notes: list[str] = []
+        if self.conforming:
+            head = f"CONFORMING as {_roles_phrase(self.roles)} {against}"
+            if self.should_failures:
+                notes.append(f"{self.should_failures} SHOULD warning(s)")
+        else:
+            reasons: list[str] = []
+            must = self.must_failures + self.known_must_failures
+            if must:
+                reason = f"{must} MUST case(s) fail"
+                if self.known_must_failures:
+                    reason += f" ({self.known_must_failures} listed as known failures)"
+                reasons.append(reason)
+            if self.judged == 0:
+                reasons.append("no case was judged (every case was skipped or errored)")
+            if self.case_bugs:
+                reasons.append(f"the corpus has {self.case_bugs} case bug(s)")
+            head = f"NOT CONFORMING {against}: " + "; ".join(reasons)
+            if self.roles:
+                notes.append(f"tested as {_roles_phrase(self.roles)}")
+        if self.untested_roles:
+            roles = " and ".join(self.untested_roles)
+            notes.append(f"{roles} role not tested: {self.skipped} case(s) skipped")
+        if self.selection is not None:
+            notes.append(f"a selection of {self.selection[0]} of {self.selection[1]} cases")
+        if self.accepted and not self.conforming:
+            notes.append("accepted: every MUST failure is a listed known failure")
+        if self.known_failure_problems:
+            notes.append(f"the known-failure file has {self.known_failure_problems} problem(s)")
+        return head + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _roles_phrase(roles: Sequence[str]) -> str:
+    return " and ".join(f"a {role}" for role in roles) if roles else "no role"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +115,22 @@ class RunInfo:
     rerun: Mapping[str, str] = field(default_factory=dict)
     known_failures_file: str | None = None
     known_failure_problems: tuple[str, ...] = ()
+    #: How many cases the corpus holds: a run of fewer is a selection, and its verdict says so.
+    corpus_size: int | None = None
+    suite_version: str | None = None
+    suite_commit: str | None = None
+    #: suite.cases_sha256 of the selected cases.
+    cases_sha256: str | None = None
+
+
+def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
+    """The verdict every report of this run shows."""
+    return verdict(
+        outcomes,
+        cases,
+        known_failure_problems=len(info.known_failure_problems),
+        corpus_size=info.corpus_size,
+    )
 
 
 def failure_level(outcome: Outcome) -> Level | None:
@@ -63,25 +142,60 @@ def failure_level(outcome: Outcome) -> Level | None:
             return None
 
 
-def verdict(outcomes: Sequence[Outcome]) -> Verdict:
-    """Compute the certification verdict."""
-    levels = [failure_level(outcome) for outcome in outcomes]
-    must = sum(1 for level in levels if level is Level.MUST)
-    should = sum(1 for level in levels if level is Level.SHOULD)
-    used = tuple(o.case_id for o in outcomes if isinstance(o, ExpectedFailure))
-    bugs = any(isinstance(o, CaseBug) for o in outcomes)
-    judged = sum(
-        1
-        for o in outcomes
-        if isinstance(o, Passed | Failed)
-        or (isinstance(o, ExpectedFailure) and isinstance(o.failure, Failed))
-    )
+def verdict(
+    outcomes: Sequence[Outcome],
+    cases: Mapping[str, Case],
+    *,
+    known_failure_problems: int = 0,
+    corpus_size: int | None = None,
+) -> Verdict:
+    """Compute the verdict of a run's outcomes (`cases` gives each case's role)."""
+    must = known_must = should = judged = skipped = bugs = 0
+    judged_roles: set[str] = set()
+    run_roles: set[str] = set()
+    unskipped_roles: set[str] = set()
+    for outcome in outcomes:
+        case = cases.get(outcome.case_id)
+        role = case.role if case is not None else None
+        if role is not None:
+            run_roles.add(role)
+        inner = outcome.failure if isinstance(outcome, ExpectedFailure) else outcome
+        match inner:
+            case CaseBug():
+                bugs += 1
+            case Skipped():
+                skipped += 1
+            case Failed(level=level) | Errored(level=level):
+                if level is Level.MUST:
+                    if isinstance(outcome, ExpectedFailure):
+                        known_must += 1
+                    else:
+                        must += 1
+                elif level is Level.SHOULD:
+                    should += 1
+        if not isinstance(inner, Skipped | CaseBug) and role is not None:
+            unskipped_roles.add(role)
+        if isinstance(inner, Passed | Failed):
+            judged += 1
+            if role is not None:
+                judged_roles.add(role)
+    selected = len(outcomes) - bugs
+    partial = corpus_size is not None and selected < corpus_size
+    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0
     return Verdict(
-        conforming=must == 0 and not bugs and judged > 0,
+        conforming=conforming,
+        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems,
         must_failures=must,
+        known_must_failures=known_must,
         should_failures=should,
-        known_failures_used=used,
+        known_failures_used=tuple(o.case_id for o in outcomes if isinstance(o, ExpectedFailure)),
         judged=judged,
+        roles=tuple(role for role in ROLES if role in judged_roles),
+        untested_roles=tuple(role for role in ROLES if role in run_roles - unskipped_roles),
+        skipped=skipped,
+        case_bugs=bugs,
+        known_failure_problems=known_failure_problems,
+        selection=(selected, corpus_size) if partial and corpus_size is not None else None,
     )
 
 
@@ -115,7 +229,7 @@ def to_json(
         if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped):
             entry["rerun"] = info.rerun[outcome.case_id]
         result_list.append(entry)
-    v = verdict(outcomes)
+    v = run_verdict(outcomes, cases, info)
     implementation: dict[str, Any] = {
         "command": info.command,
         "name": info.name,
@@ -123,13 +237,24 @@ def to_json(
         "mode": info.mode,
     }
     return {
-        "suite": {"spec_version": info.spec_version, "cases": info.cases_dir},
+        "suite": {
+            "spec_version": info.spec_version,
+            "cases": info.cases_dir,
+            "version": info.suite_version,
+            "commit": info.suite_commit,
+            "cases_sha256": info.cases_sha256,
+        },
         "implementation": implementation,
         "interrupted": info.interrupted,
         "summary": summary(outcomes),
         "verdict": {
+            "text": v.text(info.spec_version),
             "conforming": v.conforming,
+            "accepted": v.accepted,
+            "roles": list(v.roles),
+            "untested_roles": list(v.untested_roles),
             "must_failures": v.must_failures,
+            "known_must_failures": v.known_must_failures,
             "should_failures": v.should_failures,
             "known_failures_used": list(v.known_failures_used),
             "known_failures_file": info.known_failures_file,

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from cardid_conformance.cases import Case
+from cardid_conformance.errors import UsageError
+from cardid_conformance.spec import Spec
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -30,6 +32,17 @@ class Selection:
             and _any(self.levels, lambda level: level.upper() == case.level.name)
             and _any(self.roles, lambda role: role == case.role)
         )
+
+    def check(self, spec: Spec) -> None:
+        """Raise a UsageError for a --rule that names no rule or family of the spec: a typo
+        must not read as "matches no case"."""
+        families = sorted({rule.family for rule in spec.rules.values()})
+        for wanted in self.rules:
+            if wanted not in spec.rules and wanted not in families:
+                raise UsageError(
+                    f"argument --rule: unknown rule {wanted!r}: spec {spec.version} has rule IDs "
+                    f"such as ID-3 and the families ({', '.join(families)}); `cardid rules` lists them"
+                )
 
     def apply(self, cases: Iterable[Case]) -> list[Case]:
         """The matching cases, in the order given (the corpus order: by case ID)."""

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from importlib import metadata
 from pathlib import Path
 
 
@@ -24,3 +30,40 @@ SPEC_DIR = ROOT / "spec"
 SCHEMA_DIR = ROOT / "schema"
 CASES_DIR = ROOT / "cases"
 RULES_INDEX = SPEC_DIR / "rules.yaml"
+
+
+def version() -> str:
+    """The suite's own version (the installed package's), not the spec's."""
+    try:
+        return metadata.version("cardid-conformance")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@functools.cache
+def commit() -> str | None:
+    """The git commit of the suite's files, with `+modified` when spec/, schema/ or cases/
+    differ from it; None when the suite is not a git checkout (an installed wheel) or git is
+    not there."""
+    git = shutil.which("git")
+    if git is None or not (ROOT / ".git").exists():
+        return None
+    try:
+        head = subprocess.run(
+            [git, "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+        changes = subprocess.run(
+            [git, "-C", str(ROOT), "status", "--porcelain", "--", "spec", "schema", "cases"],
+            capture_output=True, text=True, timeout=10, check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head + ("+modified" if changes else "") if head else None
+
+
+def cases_sha256(digests: Iterable[tuple[str, str]]) -> str:
+    """One hash for the cases a run judged: sha256 over `ID DIGEST` lines, sorted by ID, each
+    digest the case's own (Case.digest)."""
+    lines = "".join(f"{case_id} {digest}\n" for case_id, digest in sorted(digests))
+    return hashlib.sha256(lines.encode()).hexdigest()

@@ -151,14 +151,7 @@ def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
 
 
 def _selection(args: argparse.Namespace, spec: Spec) -> Selection:
-    families = {rule.family for rule in spec.rules.values()}
-    for wanted in args.rule:
-        if wanted not in spec.rules and wanted not in families:
-            raise UsageError(
-                f"cardid {args.command}: argument --rule: takes a rule ID (such as ID-3) or a family "
-                f"({', '.join(sorted(families))}) of spec {spec.version}, not {wanted!r}"
-            )
-    return Selection(
+    selection = Selection(
         cases=tuple(args.case),
         rules=tuple(args.rule),
         cr=tuple(args.cr_filter),
@@ -166,6 +159,8 @@ def _selection(args: argparse.Namespace, spec: Spec) -> Selection:
         levels=tuple(args.level),
         roles=tuple(args.role),
     )
+    selection.check(spec)
+    return selection
 
 
 def _lint(args: argparse.Namespace) -> int:
@@ -245,14 +240,19 @@ def _print_result(args: argparse.Namespace, the_run: Run, result: Result) -> int
     """Show a Result as `cardid run` does, and give its exit code."""
     if result.fallback_reason:
         _say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
+    cases_by_id = {case.id: case for case in the_run.corpus.cases}
+    for line in console.identity_lines(result.info):
+        print(line)  # already escaped
     for outcome in result.outcomes:
         rerun = result.info.rerun.get(outcome.case_id)
-        for line in console.failure_lines(outcome, rerun, verbose=not args.quiet):
+        lines = console.failure_lines(
+            outcome, rerun, case=cases_by_id.get(outcome.case_id), spec=the_run.spec, verbose=not args.quiet
+        )
+        for line in lines:
             print(line)  # already escaped
     for problem in result.known_failure_problems:
         _say(f"KNOWN-FAILURE FILE: {problem}")
-    cases_by_id = {case.id: case for case in the_run.corpus.cases}
-    for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec):
+    for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):
         print(line)
     for message in result.unwritten:
         _say(f"error: {message}", sys.stderr)

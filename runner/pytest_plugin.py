@@ -15,7 +15,9 @@ from __future__ import annotations
 import datetime
 import functools
 import json
+import shlex
 import shutil
+import warnings
 from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,8 @@ from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.errors import CaseError, UsageError
 from cardid_conformance.known import KnownFailures, load_known_failures
 from cardid_conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed, Skipped
-from cardid_conformance.spec import load_spec
+from cardid_conformance.selection import Selection
+from cardid_conformance.spec import Level, load_spec
 from cardid_runner import execute, options
 from cardid_runner.process import split_command
 from cardid_runner.run import Outputs, Result, Run, conclude
@@ -44,6 +47,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"scale every time limit by X ({low:g} to {high:g})")
     group.addoption("--expect", dest="cardid_known_failures", metavar="FILE", type=options.input_file,
                     default=None, help="known-failure file for this implementation, as in `cardid run`")
+    group.addoption("--rule", dest="cardid_rules", action="append", default=[], metavar="RULE",
+                    help="run only the cases citing this rule (ID-3) or family (LIB); repeatable")
+    group.addoption("--level", dest="cardid_levels", action="append", default=[],
+                    choices=["MUST", "SHOULD", "MAY"], help="run only the cases of this level; repeatable")
     group.addoption("--cardid-report-json", metavar="PATH", type=options.output_file, default=None,
                     help="write the JSON report of `cardid run --report-json` at the end of the session")
 
@@ -85,6 +92,13 @@ def _case_runner(config: pytest.Config) -> execute.CaseRunner:
 _CASE_RUNNER = pytest.StashKey[execute.CaseRunner]()
 
 
+def _selection(config: pytest.Config) -> Selection:
+    return Selection(
+        rules=tuple(config.getoption("cardid_rules", None) or ()),
+        levels=tuple(config.getoption("cardid_levels", None) or ()),
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Check the options once, before any item: a bad one is one usage error, not one failure
     per case (under xdist the controller checks them before a worker starts)."""
@@ -98,6 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
                     f"cannot start implementation {argv[0]!r}: no such executable",
                     hint="check the --impl command; it is run directly, not through a shell",
                 )
+        _selection(config).check(_spec())
         path = config.getoption("cardid_known_failures", None)
         if path is not None:
             config.stash[_KNOWN] = load_known_failures(path)
@@ -179,6 +194,7 @@ def _run_value(config: pytest.Config) -> Run:
         spec=spec,
         corpus=load_corpus(case_files(root), spec),
         cases_dir=root,
+        selection=_selection(config),
         isolate=config.getoption("--isolate"),
         multiplier=config.getoption("--timeout-multiplier"),
         known_failures=config.stash.get(_KNOWN, None),
@@ -246,11 +262,15 @@ class Corpus(pytest.Directory):
         corpus = load_corpus(case_files(root), spec)
         for bug in corpus.bugs:
             yield BrokenCase.from_parent(self, name=bug.path.stem, error=bug)
-        for case in corpus.cases:
+        for case in _selection(self.config).apply(corpus.cases):
             item = CaseItem.from_parent(self, name=case.id, case=case)
             for rule in case.rules:
                 item.add_marker(pytest.mark.cardid_rule(rule))
             yield item
+
+
+class CardidWarning(UserWarning):
+    """A case failed at SHOULD level: a warning, not a failure."""
 
 
 class ConformanceFailure(Exception):
@@ -283,13 +303,26 @@ class CaseItem(pytest.Item):
                 return
             case Skipped(reason=reason):
                 pytest.skip(reason)
+            case Failed(level=level) | Errored(level=level) if level is not Level.MUST:
+                # A SHOULD failure is a warning here as in every report: the item passes, and
+                # pytest's warnings summary shows what the implementation should do.
+                lines = console.failure_lines(outcome, None, case=self.case, spec=_spec())
+                warnings.warn(CardidWarning("\n".join(lines)), stacklevel=1)
             case Failed() | Errored() | CaseBug():
-                raise ConformanceFailure(console.failure_lines(outcome, self._rerun()))
+                lines = console.failure_lines(outcome, self._rerun(), case=self.case, spec=_spec())
+                raise ConformanceFailure(lines)
 
     def _rerun(self) -> str:
-        command = self.config.getoption("--impl")
-        impl = f" --impl {command!r}" if command else ""
-        return f"pytest conformance{impl} -k {self.case.id}"
+        """The pytest line that runs this case again; `--pyargs cardid_conformance` names the
+        corpus wherever the suite is installed, in a checkout or not."""
+        parts = ["pytest", "--pyargs", "cardid_conformance"]
+        for option in ("--impl", "--cardid-cases"):
+            value = self.config.getoption(option)
+            if value:
+                parts += [option, str(value)]
+        if self.config.getoption("--isolate"):
+            parts.append("--isolate")
+        return shlex.join([*parts, "-k", self.case.id])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):

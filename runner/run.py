@@ -111,8 +111,9 @@ class Result:
 
     @property
     def passed(self) -> bool:
-        """Conforming, and the known-failure file (if any) is right."""
-        return self.verdict.conforming and not self.known_failure_problems
+        """The exit-code gate (Verdict.accepted): no MUST failure beyond the known failures,
+        and the known-failure file (if any) is right."""
+        return self.verdict.accepted
 
 
 def perform(run: Run, progress: Callable[[Outcome], None] | None = None) -> Result:
@@ -172,6 +173,12 @@ def conclude(
         rerun=rerun,
         known_failures_file=str(run.known_failures.path) if run.known_failures else None,
         known_failure_problems=problems,
+        corpus_size=len(run.corpus.cases),
+        suite_version=suite.version(),
+        suite_commit=suite.commit(),
+        cases_sha256=suite.cases_sha256(
+            (o.case_id, cases_by_id[o.case_id].digest()) for o in outcomes if o.case_id in cases_by_id
+        ),
     )
     out = run.outputs
     renderers: list[tuple[str, Path | None, Callable[[], bytes]]] = [
@@ -191,7 +198,7 @@ def conclude(
         unwritten += save_failures(out.save_failures, marked, cases_by_id, answers or {}, rerun)
     return Result(
         outcomes=tuple(marked),
-        verdict=report.verdict(marked),
+        verdict=report.run_verdict(marked, cases_by_id, info),
         info=info,
         known_failure_problems=problems,
         unwritten=tuple(unwritten),

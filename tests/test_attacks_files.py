@@ -155,8 +155,11 @@ def test_every_report_format_escapes_any_text(outcomes: list[Outcome], name: str
     console lines hold nothing unsafe, and no text adds a line."""
     info = report.RunInfo(command="impl", spec_version=spec.version, cases_dir="cases", name=name, version=name)
     root = ET.fromstring(to_junit(outcomes, {}, {}))
-    errored = root.findall("testcase")[2].find("error")
-    assert errored is not None and errored.get("message") == escape.visible(outcomes[2].reason)  # type: ignore[union-attr]
+    # The SHOULD-level errored case is a warning: a property and the output, no <error>.
+    warned = root.findall("testcase")[2]
+    assert warned.find("error") is None
+    warning = warned.find("properties/property[@name='cardid.warning']")
+    assert warning is not None and warning.get("value") == escape.visible(outcomes[2].reason)  # type: ignore[union-attr]
 
     data = _strict_json(report.to_json_text(report.to_json(outcomes, {}, info, spec)).encode("utf-8"))
     assert _no_surrogates(data)

@@ -110,11 +110,12 @@ def test_bad_option_value_is_one_usage_line_naming_the_option(
 def test_unknown_rule_is_one_usage_line_listing_the_families(
     capsys: pytest.CaptureFixture[str], command: str
 ) -> None:
-    """--rule is checked against the spec index: the line lists the families there are."""
+    """--rule is checked against the spec index: an unknown rule says so (not "matches no
+    case"), and the line lists the families there are."""
     assert main([command, "--rule", "LIBB"]) == Exit.USAGE
     line = _one_usage_line(capsys)
-    assert line.startswith(f"error: cardid {command}: argument --rule: takes a rule ID")
-    assert "(HID, ID, LIB," in line and "not 'LIBB'" in line
+    assert line.startswith("error: argument --rule: unknown rule 'LIBB': spec 1.1.0 has rule IDs")
+    assert "(HID, ID, LIB," in line and "`cardid rules` lists them" in line
 
 
 def test_two_outputs_naming_one_file_are_a_usage_error(

@@ -186,7 +186,11 @@ def test_shell_toy_reader_is_green_with_its_known_failures(tmp_path: Path) -> No
     assert report["implementation"]["mode"] == "per-case"  # fell back after declining `start`
     assert sorted(report["verdict"]["known_failures_used"]) == sorted(known)
     assert report["verdict"].get("known_failure_problems", []) == []
-    assert report["verdict"]["conforming"] is True
+    # Known MUST failures are accepted (exit 0) and still not conforming, in words too.
+    assert report["verdict"]["accepted"] is True
+    assert report["verdict"]["conforming"] is False
+    assert report["verdict"]["known_must_failures"] == len(known)
+    assert "accepted: every MUST failure is a listed known failure" in report["verdict"]["text"]
 
 
 @needs_jq

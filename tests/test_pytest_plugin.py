@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -39,8 +40,12 @@ def test_failures_show_the_domain_diff_not_a_traceback(pytester: pytest.Pytester
     text = result.stdout.str()
     assert "FAIL [MUST] flicker-keeps-id: [ID-" in text
     assert "split: expected instance" in text
-    assert "rerun: pytest conformance" in text
+    assert "rerun: pytest --pyargs cardid_conformance --impl" in text
     assert "Traceback" not in text and "def runtest" not in text
+    # The rerun line works as printed, from a folder that is not the checkout.
+    rerun = next(line for line in text.splitlines() if "rerun: pytest" in line).split("rerun: ", 1)[1]
+    again = pytester.runpytest(*shlex.split(rerun)[1:], "-p", "no:cacheprovider")
+    again.assert_outcomes(failed=1)
 
 
 def test_items_are_named_by_case_id_for_k_and_junitxml(pytester: pytest.Pytester, tmp_path: Path) -> None:
@@ -202,3 +207,38 @@ def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pyteste
     data = json.loads(path.read_text(encoding="utf-8"))
     assert [(r["case"], r["status"]) for r in data["results"]] == [("reader-unknown-name", "errored")]
     assert "answered the same request twice" in data["results"][0]["message"]
+
+
+def test_should_failure_is_a_passing_item_with_a_warning(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SHOULD failure means the same as in `cardid run`: the item passes (the session
+    exits 0) and pytest's warnings summary shows the WARN lines."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    mutant = f"{sys.executable} -m tests.mutants printing-never-bound-later"
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "--impl", mutant, "-k", "printing-bound-after-name-only",
+        "-p", "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=1, warnings=1)
+    assert result.ret == pytest.ExitCode.OK
+    text = result.stdout.str()
+    assert "CardidWarning: WARN [SHOULD] printing-bound-after-name-only: [PRINT-1]" in text
+
+
+def test_rule_and_level_select_items_as_in_the_cli(pytester: pytest.Pytester) -> None:
+    """--rule and --level choose the items `cardid run --rule/--level` would run."""
+    corpus = load_corpus(case_files(ROOT / "cases"), load_spec()).cases
+    wanted = [c for c in corpus if any(r.startswith("PRINT-") for r in c.rules) and c.level.name == "SHOULD"]
+    assert wanted
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "--rule", "PRINT", "--level", "SHOULD", "-p", "no:cacheprovider"
+    )
+    result.assert_outcomes(passed=len(wanted))
+
+
+def test_unknown_rule_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(str(ROOT / "conformance"), "--rule", "LIBB", "-p", "no:cacheprovider")
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert text.count("unknown rule 'LIBB'") == 1, text
