@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import shlex
 import signal
 import sys
@@ -59,10 +60,31 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(f"{self.prog}: {message}")
 
 
+class _VersionAsked(Exception):
+    """`cardid --version`: answered by `main`, which returns rather than exits."""
+
+
+class _VersionAction(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the suite's version, its spec's and its cases'")
+
+    def __call__(self, *args: object, **kwargs: object) -> None:
+        raise _VersionAsked
+
+
+def _version_line() -> str:
+    spec = load_spec()
+    count = len(case_files(suite.CASES_DIR))
+    commit = suite.commit()
+    where = f", commit {commit}" if commit else ""
+    return f"cardid {suite.version()} (card-identity spec {spec.version}, {count} cases in {suite.CASES_DIR}{where})"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="cardid", description="Conformance suite for card identity in Magic replay files."
     )
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def selection_options(sub: argparse.ArgumentParser) -> None:
@@ -73,11 +95,42 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--rule", action="append", default=[], metavar="RULE", help="rule ID (ID-3) or family (LIB)")
         sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER",
                          type=options.cr_number, help="CR number, e.g. 701.24")
-        sub.add_argument("--tag", action="append", default=[], type=options.tag)
-        sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"])
-        sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"])
+        sub.add_argument("--tag", action="append", default=[], type=options.tag,
+                         help="a case tag, such as library or token (`cardid list` shows each case's)")
+        sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"],
+                         help="the case's level")
+        sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"],
+                         help="the case's role")
 
-    run = commands.add_parser("run", help="run the cases against an implementation")
+    run = commands.add_parser(
+        "run",
+        help="run the cases against an implementation",
+        description=(
+            "Run the selected cases (all by default) against an implementation, through its\n"
+            "adapter command (spec/adapter-contract.md), compare its answers with the expected\n"
+            "ones, print each failure and the verdict, and write the reports asked for.\n"
+            "Selection options may be repeated: within one option any value matches, and\n"
+            "every option given must match."
+        ),
+        epilog=(
+            "examples:\n"
+            "  cardid run                                    # the bundled reference\n"
+            "  cardid run --impl \"node adapter.js\" --report-json report.json\n"
+            "  cardid run --impl ./adapter --rule LIB --role writer --save-failures failures/\n"
+            "  cardid run --impl ./adapter --expect known-failures.yaml --junit junit.xml \\\n"
+            "             --markdown-append \"$GITHUB_STEP_SUMMARY\"\n"
+            "\n"
+            "exit codes:\n"
+            "  0  accepted: no MUST failure beyond the listed known failures (SHOULD failures\n"
+            "     are warnings)\n"
+            "  1  a MUST case failed or errored that no known-failure entry lists, no case was\n"
+            "     judged, the corpus has case bugs, or the known-failure file is wrong\n"
+            "  2  usage error, or an output could not be written (the others were)\n"
+            "  3  the suite's own files are broken\n"
+            "  128+N  interrupted by signal N (130 Ctrl-C): the partial report was written"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     selection_options(run)
     run.add_argument("--impl", metavar="COMMAND", type=options.command,
                      help="implementation command (default: the bundled reference)")
@@ -90,6 +143,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--report-json", type=options.output_file, metavar="PATH", help="write the JSON report")
     run.add_argument("--junit", type=options.output_file, metavar="PATH", help="write a JUnit XML report")
     run.add_argument("--markdown", type=options.output_file, metavar="PATH", help="write a Markdown summary")
+    run.add_argument("--markdown-append", type=options.output_file, metavar="PATH",
+                     help="append the Markdown summary to PATH (e.g. \"$GITHUB_STEP_SUMMARY\")")
     run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
                      help="keep the request, raw output and diff of each failure in DIR/<case>/")
     run.add_argument("--expect", dest="known_failures", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
@@ -97,15 +152,55 @@ def _parser() -> argparse.ArgumentParser:
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
 
-    listing = commands.add_parser("list", help="list the selected cases without running them")
+    listing = commands.add_parser(
+        "list",
+        help="list the selected cases without running them",
+        description="Print the selected cases, one per line: ID, role, level, rules, description (tab-separated).",
+        epilog=(
+            "examples:\n"
+            "  cardid list --rule LIB-2\n"
+            "  cardid list --cr 701.24 --role writer | cut -f1\n"
+            "\n"
+            "exit codes: 0 listed, 1 the corpus has case bugs (listed on standard error), 2 usage error"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     selection_options(listing)
 
-    linting = commands.add_parser("lint", help="check the case corpus")
+    linting = commands.add_parser(
+        "lint",
+        help="check the case corpus",
+        description=(
+            "Check case files: schemas, rule IDs, unique case IDs, card sections, and that every\n"
+            "rule is cited. With --cr, every CR number must exist in that Comprehensive Rules\n"
+            "text or index; with --cards, every card fact (name, set, collector number, source\n"
+            "ID) must agree with that card data CSV. Both files are your own copies: the suite\n"
+            "ships neither. Without them those two checks are skipped, and the output says so."
+        ),
+        epilog=(
+            "examples:\n"
+            "  cardid lint\n"
+            "  cardid lint --cases my-cases/ --cr MagicCompRules.txt --cards cards.csv\n"
+            "\n"
+            "exit codes: 0 clean, 1 problems found, 2 usage error, 3 the suite's own files are broken"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     linting.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR)
     linting.add_argument("--cr", type=options.input_file, metavar="PATH", help="CR text or index to check citations against")
     linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
 
-    commands.add_parser("reference", help="start the bundled reference implementation as an adapter")
+    commands.add_parser(
+        "reference",
+        help="start the bundled reference implementation as an adapter",
+        description=(
+            "Start the bundled reference implementation as an adapter: it reads requests on\n"
+            "standard input and answers on standard output, in per-case or persistent mode\n"
+            "(spec/adapter-contract.md). `cardid run` uses it when no --impl is given."
+        ),
+        epilog='example:\n  echo \'{"role": "reader", "text": "#c1 \\"Island\\" owner=P1"}\' | cardid reference',
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     return parser
 
 
@@ -127,6 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "run":
                 with _SIGNALS:  # from loading to the last report written
                     return _run(args)
+    except _VersionAsked:
+        _emit(_version_line())
+        return Exit.OK
     except KeyboardInterrupt:
         _say("interrupted", sys.stderr)
         return Exit.INTERRUPTED
@@ -143,7 +241,26 @@ def _say(text: str, stream: TextIO | None = None) -> None:
     """Print lines whose text may come from an implementation or a case file: each line
     `escape.visible`, so none can repaint the terminal, forge a line or fail to encode."""
     for line in text.split("\n"):
-        print(escape.visible(line), file=stream or sys.stdout)
+        _emit(escape.visible(line), stream)
+
+
+def _emit(line: str, stream: TextIO | None = None) -> None:
+    """Print one line. A reader that went away (`cardid run | head`) is no error: the rest
+    is dropped, the command goes on to its end (its reports are already written) and exits
+    with its own status, as it would have."""
+    target = stream or sys.stdout
+    try:
+        print(line, file=target)
+        target.flush()
+    except BrokenPipeError:
+        # Point the stream at /dev/null, so that neither later prints nor the flush at exit fail.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, target.fileno())
+        except (OSError, ValueError):
+            pass
+        finally:
+            os.close(devnull)
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
@@ -179,10 +296,13 @@ def _lint(args: argparse.Namespace) -> int:
     checked = ["schemas", "rule IDs", "unique IDs"]
     checked += ["CR numbers"] if cr_numbers else []
     checked += ["card facts"] if args.cards else []
+    unchecked = [] if cr_numbers else ["CR numbers (no --cr)"]
+    unchecked += [] if args.cards else ["card facts (no --cards)"]
+    skipped = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
     if problems:
-        print(f"lint: {len(problems)} problem(s) in {len(corpus.cases) + len(corpus.bugs)} case files", file=sys.stderr)
+        _emit(f"lint: {len(problems)} problem(s) in {len(corpus.cases) + len(corpus.bugs)} case files", sys.stderr)
         return Exit.FAILED
-    print(f"lint: {len(corpus.cases)} cases clean ({', '.join(checked)} checked)")
+    _emit(f"lint: {len(corpus.cases)} cases clean ({', '.join(checked)} checked{skipped})")
     return Exit.OK
 
 
@@ -193,7 +313,7 @@ def _list(args: argparse.Namespace) -> int:
         _say(f"BUG IN CASE: {bug.message}", sys.stderr)
     for case in _selection(args, spec).apply(corpus.cases):
         fields = (case.id, case.role, case.level.name, ",".join(case.rules), case.description)
-        print("\t".join(escape.visible(field) for field in fields))
+        _emit("\t".join(escape.visible(field) for field in fields))
     return Exit.FAILED if corpus.bugs else Exit.OK
 
 
@@ -218,6 +338,7 @@ def _run(args: argparse.Namespace) -> int:
             report_json=args.report_json,
             junit=args.junit,
             markdown=args.markdown,
+            markdown_append=args.markdown_append,
             save_failures=args.save_failures,
         ),
     )
@@ -242,18 +363,18 @@ def _print_result(args: argparse.Namespace, the_run: Run, result: Result) -> int
         _say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
     cases_by_id = {case.id: case for case in the_run.corpus.cases}
     for line in console.identity_lines(result.info):
-        print(line)  # already escaped
+        _emit(line)  # already escaped
     for outcome in result.outcomes:
         rerun = result.info.rerun.get(outcome.case_id)
         lines = console.failure_lines(
             outcome, rerun, case=cases_by_id.get(outcome.case_id), spec=the_run.spec, verbose=not args.quiet
         )
         for line in lines:
-            print(line)  # already escaped
+            _emit(line)  # already escaped
     for problem in result.known_failure_problems:
         _say(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):
-        print(line)
+        _emit(line)
     for message in result.unwritten:
         _say(f"error: {message}", sys.stderr)
     if result.interrupted:
@@ -281,7 +402,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """Two outputs never share a file (the second would silently replace the first), and no
     output replaces the known-failure file. (--resume may name the --report-json it resumes.)"""
     seen: dict[Path, str] = {}
-    for option in ("--expect", "--report-json", "--junit", "--markdown", "--save-failures"):
+    for option in ("--expect", "--report-json", "--junit", "--markdown", "--markdown-append", "--save-failures"):
         path = getattr(args, _DEST.get(option, option.lstrip("-").replace("-", "_")))
         if path is None:
             continue

@@ -50,3 +50,20 @@ def write_atomically(path: Path, data: bytes, *, what: str) -> None:
         if temporary is not None:  # failed or interrupted: leave nothing behind
             with contextlib.suppress(OSError):
                 os.unlink(temporary)
+
+
+def append_to(path: Path, data: bytes, *, what: str) -> None:
+    """Append `data` to `path`, creating it if absent (a CI summary file such as
+    $GITHUB_STEP_SUMMARY that several steps add to). A symlink at the name is not followed,
+    and only a regular file is appended to."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, _mode())
+        try:
+            what_it_is = files.kind(os.fstat(fd).st_mode)
+            if what_it_is is not None:
+                raise OutputError(f"cannot append {what} to {path}: it is {what_it_is}")
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise OutputError(f"cannot write {what} {path}: {files.describe(exc)}") from None

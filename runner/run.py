@@ -26,7 +26,7 @@ from cardid_conformance.spec import Spec
 from cardid_runner import execute
 from cardid_runner.adapter import Hello
 from cardid_runner.failures import save_failures
-from cardid_runner.outputs import OutputError, write_atomically
+from cardid_runner.outputs import OutputError, append_to, write_atomically
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -36,6 +36,8 @@ class Outputs:
     report_json: Path | None = None
     junit: Path | None = None
     markdown: Path | None = None
+    #: A file the Markdown summary is appended to (a CI step summary).
+    markdown_append: Path | None = None
     save_failures: Path | None = None
 
 
@@ -194,6 +196,12 @@ def conclude(
                 write_atomically(path, render(), what=option)
             except OutputError as exc:
                 unwritten.append(exc.message)
+    if out.markdown_append is not None:
+        try:
+            text = to_markdown(marked, cases_by_id, info, run.spec)
+            append_to(out.markdown_append, text.encode(), what="--markdown-append")
+        except OutputError as exc:
+            unwritten.append(exc.message)
     if out.save_failures is not None:
         unwritten += save_failures(out.save_failures, marked, cases_by_id, answers or {}, rerun)
     return Result(

@@ -1,0 +1,66 @@
+"""The CLI's own output: `--version`, a reader that goes away (`cardid run | head`), and
+Markdown appended to a CI summary file."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cardid_conformance import suite
+from cardid_runner.cli import Exit, main
+
+CASE = "flicker-keeps-id"
+
+
+@pytest.fixture
+def closed_stdout(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Standard output is a pipe whose reader has gone, as in `cardid run | head -1`."""
+    read, write = os.pipe()
+    os.close(read)
+    stream = io.TextIOWrapper(io.FileIO(write, "w"), encoding="utf-8", write_through=True)
+    monkeypatch.setattr(sys, "stdout", stream)
+    yield
+    stream.close()
+
+
+def test_list_into_a_closed_pipe_ends_quietly(closed_stdout: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == Exit.OK
+    assert "BrokenPipe" not in capsys.readouterr().err
+
+
+def test_run_into_a_closed_pipe_still_writes_its_reports_and_exit_status(
+    closed_stdout: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    markdown = tmp_path / "summary.md"
+    assert main(["run", "--case", CASE, "--markdown", str(markdown)]) == Exit.OK
+    assert "CONFORMING" in markdown.read_text(encoding="utf-8")
+    assert "BrokenPipe" not in capsys.readouterr().err
+
+
+def test_version_names_the_suite_and_the_spec(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == Exit.OK
+    out = capsys.readouterr().out
+    assert out.startswith(f"cardid {suite.version()} (card-identity spec 1.1.0, ")
+    assert "cases" in out
+
+
+def test_markdown_append_adds_to_a_step_summary(tmp_path: Path) -> None:
+    """--markdown-append keeps what the file held (GitHub's $GITHUB_STEP_SUMMARY)."""
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("# earlier step\n", encoding="utf-8")
+    assert main(["run", "--case", CASE, "--markdown-append", str(summary)]) == Exit.OK
+    assert main(["run", "--case", CASE, "--markdown-append", str(summary)]) == Exit.OK
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("# earlier step\n")
+    assert text.count("card-identity conformance") == 2
+
+
+def test_markdown_append_refuses_what_it_must_not_append_to(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "--case", CASE, "--markdown-append", str(tmp_path)]) == Exit.USAGE
+    assert "--markdown-append" in capsys.readouterr().err
