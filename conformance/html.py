@@ -18,7 +18,7 @@ from typing import Any
 
 from cardid_conformance.cases import Case
 from cardid_conformance.escape import html_block, html_line
-from cardid_conformance.rulereport import FAMILY_COLUMNS, family_matrix, rule_results
+from cardid_conformance.rulereport import FAMILY_COLUMNS, RULE_STATUSES, family_matrix, rule_results
 from cardid_conformance.spec import Spec
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -96,6 +96,7 @@ td.s-failed, td.s-errored { color: var(--bad); font-weight: 700; }
 td.s-warning { color: var(--warn); font-weight: 700; }
 td.s-known-failure { color: var(--known); font-weight: 700; }
 td.s-passed { color: var(--ok); }
+td[class^="s-"] { white-space: nowrap; }
 td.s-untested, td.s-inconclusive { color: var(--muted); }
 footer { max-width: 1120px; margin: 0 auto; padding: 16px 24px 40px; color: var(--muted); font-size: 13px; }
 @media (max-width: 760px) { section.identity { grid-template-columns: 1fr; } }
@@ -103,6 +104,13 @@ footer { max-width: 1120px; margin: 0 auto; padding: 16px 24px 40px; color: var(
 
 #: Statuses of cases that did not pass, in the order the page lists them.
 _SHOWN = ("case-bug", "failed", "errored", "warning", "known-failure")
+_GROUP = {
+    "case-bug": "Case bugs (the suite's, not the implementation's)",
+    "failed": "MUST failures",
+    "errored": "Errors (no usable answer)",
+    "warning": "SHOULD warnings",
+    "known-failure": "Known failures (listed in the known-failure file)",
+}
 _TAG = {
     "case-bug": "BUG IN CASE",
     "failed": "FAILED",
@@ -307,12 +315,18 @@ def _not_passed(
     results: Sequence[Mapping[str, Any]], cases: Mapping[str, Case], spec: Spec, root: Path | None
 ) -> Iterator[str]:
     shown = [result for result in results if _kind(result) in _SHOWN]
-    shown.sort(key=lambda result: _SHOWN.index(_kind(result)))
-    yield f'<h2 id="failures">Cases that did not pass ({len(shown)})</h2>'
     if not shown:
-        yield '<p class="note">Every case that ran passed.</p>'
-    for index, result in enumerate(shown):
-        yield from _case(index, result, cases.get(str(result["case"])), spec, root)
+        yield '<h2 id="failures">Cases that did not pass</h2>'
+        yield '<p class="note">None: every case that ran passed.</p>'
+    index = 0
+    for kind in _SHOWN:
+        group = [result for result in shown if _kind(result) == kind]
+        if not group:
+            continue
+        yield f'<h2 id="{kind}">{_GROUP[kind]} ({len(group)})</h2>'
+        for result in group:
+            yield from _case(index, result, cases.get(str(result["case"])), spec, root)
+            index += 1
 
 
 def _case(
@@ -384,7 +398,7 @@ def _rules(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
     tally: dict[str, int] = {}
     for rule in by_rule:
         tally[rule.status] = tally.get(rule.status, 0) + 1
-    told = ", ".join(f"{count} {status}" for status, count in sorted(tally.items()))
+    told = ", ".join(f"{tally[status]} {status}" for status in RULE_STATUSES if status in tally)
     yield '<h2 id="rules">Results by rule</h2>'
     yield f"<details><summary>{len(by_rule)} rules: {html_line(told)}</summary>"
     yield (

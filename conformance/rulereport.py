@@ -30,6 +30,9 @@ FAMILY_COLUMNS: Mapping[str, str] = {
     "known-failure": "known failures",
 }
 
+#: A rule's statuses (RuleResult.status), worst first.
+RULE_STATUSES = ("failed", "warning", "errored", "known-failure", "inconclusive", "passed", "untested")
+
 #: Case statuses as the per-rule counts name them.
 _COUNTED = {
     "passed": "passed",

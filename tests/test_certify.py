@@ -30,7 +30,7 @@ from cardid_conformance.outcome import (
     Skipped,
 )
 from cardid_conformance.report import RunInfo, to_json
-from cardid_conformance.rulereport import family_matrix, rule_results
+from cardid_conformance.rulereport import RULE_STATUSES, family_matrix, rule_results
 from cardid_conformance.spec import Level, Spec
 from cardid_runner import certify as certify_module
 from cardid_runner.cli import Exit, main
@@ -534,3 +534,6 @@ def test_certificate_schema_is_one_of_the_suites_schemas() -> None:
     assert "certificate" in schemas.NAMES
     assert (ROOT / "schema" / "certificate.schema.json").is_file()
     assert not schemas.is_valid("certificate", {"format": "cardid-certificate/1"})
+    document = json.loads((ROOT / "schema" / "certificate.schema.json").read_text(encoding="utf-8"))
+    rule_status = document["properties"]["rules"]["items"]["properties"]["status"]["enum"]
+    assert tuple(rule_status) == RULE_STATUSES
