@@ -20,11 +20,11 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from cardid_conformance import certificate, console, escape, report, suite
+from cardid_conformance import certificate, escape, report, suite
 from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.files import describe, read_bounded
-from cardid_conformance.html import headline, to_html
+from cardid_conformance.html import to_html
 from cardid_conformance.known import load_known_failures
 from cardid_conformance.markdown import to_markdown
 from cardid_conformance.spec import load_spec
@@ -32,7 +32,7 @@ from cardid_runner import execute, options
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.process import split_command
 from cardid_runner.progress import Progress
-from cardid_runner.run import Result, Run, perform
+from cardid_runner.run import Run, perform
 
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 
@@ -160,7 +160,8 @@ def _environment() -> dict[str, str]:
 
 def run_certify(args: argparse.Namespace) -> int:
     """`cardid certify`: run the whole corpus, print the result, write the bundle."""
-    from cardid_runner.cli import _SIGNALS, Exit  # cli imports this module to register it
+    from cardid_runner import cli  # cli imports this module to register it
+    from cardid_runner.cli import _SIGNALS, Exit
 
     out: Path = args.out
     _check_out(out, args.force)
@@ -191,7 +192,6 @@ def run_certify(args: argparse.Namespace) -> int:
             result = perform(the_run, progress=progress)
         finally:
             progress.close()
-        _print_result(result, the_run, quiet=args.quiet)
         if result.interrupted:
             _say(
                 f"interrupted: {result.finished} of {result.selected} cases finished; no "
@@ -199,6 +199,8 @@ def run_certify(args: argparse.Namespace) -> int:
                 sys.stderr,
             )
             return 128 + (_SIGNALS.first or signal.SIGINT)
+        # Shown as `cardid run` shows it; the exit code is its, unless the bundle is not written.
+        code = cli._print_result(argparse.Namespace(quiet=args.quiet, report_json=None), the_run, result)
         cases_by_id = {case.id: case for case in corpus.cases}
         data = report.to_json(result.outcomes, cases_by_id, result.info, spec)
         environment = _environment()
@@ -226,23 +228,9 @@ def run_certify(args: argparse.Namespace) -> int:
         _say(f"error: {problem}", sys.stderr)
         _say(f"certify: the bundle in {out} is incomplete and has no {certificate.CERTIFICATE}", sys.stderr)
         return Exit.USAGE
-    _say(f"certificate: {headline(data)}")
     _say(f"bundle written to {out}/: {certificate.CERTIFICATE}, {', '.join(bundle)}")
     _say(f"check it with: cardid verify-certificate {shlex.quote(str(out))}")
-    return Exit.OK if result.passed else Exit.FAILED
-
-
-def _print_result(result: Result, the_run: Run, *, quiet: bool) -> None:
-    if result.fallback_reason:
-        _say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
-    for outcome in result.outcomes:
-        for line in console.failure_lines(outcome, result.info.rerun.get(outcome.case_id), verbose=not quiet):
-            print(line)  # already escaped
-    for problem in result.known_failure_problems:
-        _say(f"KNOWN-FAILURE FILE: {problem}")
-    cases_by_id = {case.id: case for case in the_run.corpus.cases}
-    for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec):
-        print(line)
+    return code
 
 
 def _write_bundle(out: Path, bundle: dict[str, bytes], sealed: bytes) -> str | None:
@@ -278,7 +266,7 @@ def run_verify(args: argparse.Namespace) -> int:
         suite_made = made["suite"]
         commit = f", commit {suite_made['commit']}" if suite_made.get("commit") else ""
         _say(f"certificate of {who}, created {made['environment']['created']}")
-        _say(f"  verdict: {made['verdict'].get('text') or ('conforming' if made['verdict']['conforming'] else 'not conforming')}")
+        _say(f"  verdict: {made['verdict']['text']}")
         _say(
             f"  made from: card-identity spec {suite_made['spec_version']}, suite "
             f"{suite_made.get('version') or 'version unknown'}{commit}"
