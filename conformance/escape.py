@@ -1,4 +1,4 @@
-"""Untrusted text made safe for each output: the terminal, JUnit XML, Markdown and JSON.
+"""Untrusted text made safe for each output: the terminal, JUnit XML, Markdown, HTML and JSON.
 
 An implementation's standard error, its messages, the names it gives, and the paths of case
 files are text nobody checked. ANSI escapes repaint a terminal, NUL and the other characters
@@ -10,6 +10,7 @@ reader sees. Each of these is written as a visible escape (`\\x1b`, `\\x00`, `\\
 
 from __future__ import annotations
 
+import html
 import re
 
 #: C0 controls but tab (and, in `visible`, newline), DEL and C1, line and paragraph separators,
@@ -53,3 +54,16 @@ def json_document(text: str) -> str:
     the document valid: the string reads `\\udc80`, as visible text.
     """
     return _SURROGATE.sub(lambda match: "\\" + _escape(match), text)
+
+
+def html_line(text: str) -> str:
+    """One line of HTML text or an attribute value: `visible` (no control character, newline
+    included, survives), then `html.escape`d (`& < > " '`), so no text can open a tag, end an
+    element or attribute, or write a character the page cannot hold."""
+    return html.escape(visible(text), quote=True)
+
+
+def html_block(text: str) -> str:
+    """Lines of HTML text (the body of a `<pre>`): newlines and tabs kept, every other unsafe
+    character as an escape, then `html.escape`d."""
+    return html.escape(multiline(text), quote=True)

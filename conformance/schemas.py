@@ -24,6 +24,7 @@ NAMES = (
     "protocol",
     "report",
     "expect",
+    "certificate",
 )
 
 

@@ -32,7 +32,7 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import execute, options
+from cardid_runner import certify, execute, options
 from cardid_runner.process import split_command
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
@@ -201,6 +201,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog='example:\n  echo \'{"role": "reader", "text": "#c1 \\"Island\\" owner=P1"}\' | cardid reference',
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    certify.add_parsers(commands)
     return parser
 
 
@@ -219,6 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _lint(args)
             case "list":
                 return _list(args)
+            case "certify" | "verify-certificate":
+                return int(args.handler(args))
             case "run":
                 with _SIGNALS:  # from loading to the last report written
                     return _run(args)

@@ -101,6 +101,8 @@ class Result:
     unwritten: tuple[str, ...]
     selected: int
     fallback_reason: str | None = None
+    #: The implementation's handshake (None in per-case mode): its name, version and roles.
+    hello: Hello | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -212,4 +214,5 @@ def conclude(
         unwritten=tuple(unwritten),
         selected=selected,
         fallback_reason=fallback_reason,
+        hello=hello,
     )

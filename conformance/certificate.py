@@ -1,0 +1,291 @@
+"""The certificate bundle `cardid certify` writes, and its verification.
+
+A bundle is a folder of five files: `report.json`, `report.html`, `badge.json`, `summary.md`
+and `certificate.json` (schema/certificate.schema.json), which holds the sha256 of the other
+four, a manifest of the suite files the run used (path relative to the suite root, sha256),
+and a sha256 of its own canonical JSON with that one member left out (`certificate_sha256`).
+
+`verify` recomputes all three and says, one finding each, what matches and what does not.
+That detects accidental and naive edits, and a suite that differs from the one the bundle was
+made from; it proves nothing about who made the bundle: there is no signing key, and anyone
+can recompute every hash after editing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cardid_conformance import files, report, schemas, strictjson
+from cardid_conformance.cases import case_files
+from cardid_conformance.errors import UsageError
+from cardid_conformance.known import KnownFailures
+from cardid_conformance.rulereport import rule_results
+from cardid_conformance.spec import Spec
+
+#: What `format` says: the certificate's own format, apart from the report schema and spec.
+FORMAT = "cardid-certificate/1"
+CERTIFICATE = "certificate.json"
+#: The other files of a bundle, each with its sha256 in the certificate.
+BUNDLE_FILES = ("report.json", "report.html", "badge.json", "summary.md")
+#: The suite's folders whose every file the manifest lists (and cases/, its case files).
+SUITE_FOLDERS = ("spec", "schema")
+#: Bigger than any suite or bundle file; a bound, so that a hostile bundle cannot fill memory.
+_MAX_BYTES = 256 * 1024 * 1024
+
+
+def sha256(data: bytes) -> str:
+    """The hex sha256 of some bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+# --------------------------------------------------------------------------- the manifest
+
+
+def suite_files(root: Path) -> list[Path]:
+    """Every file under `root`/spec and `root`/schema, and the case files under `root`/cases,
+    as a run of the whole corpus reads them (`cases.case_files`)."""
+    found: list[Path] = []
+    for folder in SUITE_FOLDERS:
+        found += [path for path in sorted((root / folder).rglob("*")) if not path.is_dir()]
+    cases_dir = root / "cases"
+    if cases_dir.is_dir():
+        found += case_files(cases_dir)
+    return found
+
+
+def manifest(root: Path, paths: Sequence[Path] | None = None) -> dict[str, str]:
+    """Path relative to `root` (with `/`) -> sha256, for `paths` (default: `suite_files`).
+
+    A file that cannot be read is a UsageError naming it: the manifest is never partial.
+    """
+    out: dict[str, str] = {}
+    for path in suite_files(root) if paths is None else paths:
+        try:
+            data = files.read_bounded(path, _MAX_BYTES)
+        except OSError as exc:
+            raise UsageError(f"cannot read suite file {path}: {files.describe(exc)}") from None
+        out[path.relative_to(root).as_posix()] = sha256(data)
+    return dict(sorted(out.items()))
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def canonical(data: Mapping[str, Any]) -> bytes:
+    """The canonical JSON of a certificate: sorted keys, no spaces, ASCII, no NaN."""
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
+
+
+def self_digest(data: Mapping[str, Any]) -> str:
+    """The sha256 of the canonical JSON of `data` without `certificate_sha256`."""
+    return sha256(canonical({key: value for key, value in data.items() if key != "certificate_sha256"}))
+
+
+def seal(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The certificate as it will read back from its file (the JSON text `report.to_json_text`
+    writes turns a lone surrogate into visible text), with its `certificate_sha256`."""
+    read_back: dict[str, Any] = json.loads(report.to_json_text(data))
+    read_back.pop("certificate_sha256", None)
+    read_back["certificate_sha256"] = self_digest(read_back)
+    return read_back
+
+
+def build(
+    run_report: Mapping[str, Any],
+    spec: Spec,
+    *,
+    suite_manifest: Mapping[str, str],
+    roles: Sequence[str] | None,
+    environment: Mapping[str, str],
+    known_failures: KnownFailures | None,
+    known_failures_sha256: str | None,
+    bundle_files: Mapping[str, bytes],
+) -> dict[str, Any]:
+    """The certificate of a run (schema/certificate.schema.json), sealed."""
+    suite = run_report["suite"]
+    implementation = run_report["implementation"]
+    verdict = run_report["verdict"]
+    used = set(verdict.get("known_failures_used", ()))
+    entries = [] if known_failures is None else [
+        {
+            "case": entry.case,
+            "reason": entry.reason,
+            "expires": entry.expires.isoformat() if entry.expires else None,
+            "issue": entry.issue,
+        }
+        for entry in known_failures.entries
+        if entry.case in used
+    ]
+    data = {
+        "format": FORMAT,
+        "suite": {
+            "spec_version": suite["spec_version"],
+            "version": suite.get("version"),
+            "commit": suite.get("commit"),
+            "cases_sha256": suite.get("cases_sha256"),
+        },
+        "manifest": [{"path": path, "sha256": digest} for path, digest in suite_manifest.items()],
+        "implementation": {
+            "name": implementation.get("name"),
+            "version": implementation.get("version"),
+            "roles": list(roles) if roles is not None else None,
+            "mode": implementation.get("mode"),
+            "command": implementation["command"],
+        },
+        "environment": dict(environment),
+        "summary": dict(run_report["summary"]),
+        "verdict": dict(verdict),
+        "rules": [result.to_dict() for result in rule_results(run_report["results"], spec)],
+        "cases": [
+            {"case": result["case"], "status": result["status"], "sha256": result.get("case_sha256")}
+            for result in run_report["results"]
+        ],
+        "known_failures": {
+            "file": str(known_failures.path) if known_failures else None,
+            "sha256": known_failures_sha256,
+            "used": entries,
+        },
+        "files": {name: sha256(bundle_files[name]) for name in BUNDLE_FILES},
+    }
+    return seal(data)
+
+
+def badge(run_report: Mapping[str, Any]) -> dict[str, Any]:
+    """A shields.io endpoint badge (https://shields.io/badges/endpoint-badge) for the verdict:
+    "conforming 1.1.0", "reader conforming 1.1.0" where a role went untested, else the MUST
+    failures counted, known or not ("3 MUST failures"), or "not conforming"."""
+    verdict = run_report["verdict"]
+    spec_version = run_report["suite"]["spec_version"]
+    if verdict.get("conforming"):
+        roles = list(verdict.get("roles") or ())
+        scope = " and ".join(roles) + " " if roles and verdict.get("untested_roles") else ""
+        message = f"{scope}conforming {spec_version}"
+        color = "yellowgreen" if verdict.get("should_failures") else "brightgreen"
+    else:
+        failures = int(verdict.get("must_failures", 0)) + int(verdict.get("known_must_failures", 0))
+        message = (
+            f"{failures} MUST failure{'' if failures == 1 else 's'}" if failures else "not conforming"
+        )
+        color = "orange" if verdict.get("accepted") else "red"
+    return {"schemaVersion": 1, "label": "cardid", "message": message, "color": color}
+
+
+# --------------------------------------------------------------------------- verifying
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """One thing `verify` checked: whether it matches, and a line saying so."""
+
+    ok: bool
+    text: str
+
+
+def read_certificate(bundle: Path) -> tuple[dict[str, Any] | None, list[Finding]]:
+    """The bundle's certificate, or None and the finding that says why it cannot be used.
+
+    A folder that is not there, or holds no certificate.json, or one that cannot be read, is
+    a UsageError (not a bundle); a certificate.json that is not a certificate is a finding.
+    """
+    if not bundle.is_dir():
+        raise UsageError(
+            f"{bundle} is not a folder",
+            hint="give the folder `cardid certify --out` wrote",
+        )
+    path = bundle / CERTIFICATE
+    if not path.exists() and not path.is_symlink():
+        raise UsageError(
+            f"{bundle} is not a certificate bundle: it has no {CERTIFICATE}",
+            hint="give the folder `cardid certify --out` wrote",
+        )
+    try:
+        raw = files.read_bounded(path, _MAX_BYTES)
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {files.describe(exc)}") from None
+    try:
+        data = strictjson.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as exc:
+        return None, [Finding(ok=False, text=f"{CERTIFICATE}: not strict JSON ({exc}): edited or damaged")]
+    problem = schemas.first_problem("certificate", data)
+    if problem is not None:
+        return None, [Finding(
+            ok=False,
+            text=f"{CERTIFICATE}: not a certificate (schema/certificate.schema.json: "
+            f"{problem.where()}: {problem.message}): edited or damaged",
+        )]
+    return data, []
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Verification:
+    """What `verify` found: the certificate (None if it is not one), and each finding."""
+
+    certificate: Mapping[str, Any] | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        """Everything matches."""
+        return self.certificate is not None and all(finding.ok for finding in self.findings)
+
+
+def verify(bundle: Path, suite_root: Path) -> Verification:
+    """Check a bundle: the certificate against its own hash, each bundle file against the
+    certificate, and the suite at `suite_root` against the certificate's manifest."""
+    certificate, findings = read_certificate(bundle)
+    if certificate is None:
+        return Verification(certificate=None, findings=tuple(findings))
+    if self_digest(certificate) == certificate["certificate_sha256"]:
+        findings.append(Finding(ok=True, text=f"{CERTIFICATE}: unchanged (its certificate_sha256 matches)"))
+    else:
+        findings.append(Finding(
+            ok=False,
+            text=f"{CERTIFICATE}: edited since it was written (its certificate_sha256 does not "
+            "match its content)",
+        ))
+    for name in BUNDLE_FILES:
+        findings.append(_check_file(bundle / name, name, certificate["files"][name]))
+    findings += _check_suite(certificate, suite_root)
+    return Verification(certificate=certificate, findings=tuple(findings))
+
+
+def _check_file(path: Path, name: str, expected: str) -> Finding:
+    if not path.exists() and not path.is_symlink():
+        return Finding(ok=False, text=f"{name}: missing")
+    try:
+        data = files.read_bounded(path, _MAX_BYTES)
+    except OSError as exc:
+        return Finding(ok=False, text=f"{name}: cannot be read ({files.describe(exc)})")
+    if sha256(data) != expected:
+        return Finding(ok=False, text=f"{name}: edited (its sha256 is not the certificate's)")
+    return Finding(ok=True, text=f"{name}: matches the certificate")
+
+
+def _check_suite(certificate: Mapping[str, Any], root: Path) -> list[Finding]:
+    made_from = {entry["path"]: entry["sha256"] for entry in certificate["manifest"]}
+    try:
+        here = manifest(root)
+    except UsageError as exc:
+        return [Finding(ok=False, text=f"suite: {exc.message}")]
+    findings = []
+    for path in sorted(made_from.keys() | here.keys()):
+        if path not in here:
+            findings.append(Finding(ok=False, text=f"suite file {path}: in the certificate, not in this suite"))
+        elif path not in made_from:
+            findings.append(Finding(ok=False, text=f"suite file {path}: in this suite, not in the certificate"))
+        elif here[path] != made_from[path]:
+            findings.append(Finding(ok=False, text=f"suite file {path}: differs from the one the certificate was made from"))
+    if not findings:
+        findings.append(Finding(
+            ok=True,
+            text=f"suite: all {len(here)} files (spec, schemas, cases) match those the certificate "
+            f"was made from ({root})",
+        ))
+    return findings

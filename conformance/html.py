@@ -1,0 +1,441 @@
+"""The HTML report: one self-contained page (report.html of a `cardid certify` bundle).
+
+Pure: a JSON report (report.to_json) and the cases and spec it was made with in, the page's
+text out. The page loads nothing: inline CSS only, no script, no external asset, no link that
+fetches, and a Content-Security-Policy saying so, so it can be opened from a CI artifact, an
+e-mail or a file share without reaching any network.
+
+Every text from an implementation or a case file (names, versions, commands, messages,
+standard error, context lines, descriptions, paths) goes through `escape.html_line` or
+`escape.html_block`: no control character survives, and none can open a tag or end one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cardid_conformance.cases import Case
+from cardid_conformance.escape import html_block, html_line
+from cardid_conformance.rulereport import FAMILY_COLUMNS, RULE_STATUSES, family_matrix, rule_results
+from cardid_conformance.spec import Spec
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+_CSS = """
+:root { color-scheme: light; --ink: #1c2430; --muted: #5b6675; --line: #d9dee5; --paper: #ffffff;
+  --wash: #f4f6f8; --ok: #16703a; --ok-wash: #e3f4e8; --bad: #b42318; --bad-wash: #fdecea;
+  --warn: #8a5a00; --warn-wash: #fff4d6; --known: #5b4bb7; --known-wash: #eeebfb; }
+* { box-sizing: border-box; }
+body { margin: 0; background: var(--wash); color: var(--ink);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, "Liberation Mono", monospace;
+  font-size: 13px; }
+main { max-width: 1120px; margin: 0 auto; padding: 0 24px 48px; }
+header.verdict { padding: 28px 24px 24px; border-bottom: 4px solid; }
+header.verdict > div { max-width: 1072px; margin: 0 auto; }
+header.ok { background: var(--ok-wash); border-color: var(--ok); }
+header.accepted { background: var(--warn-wash); border-color: var(--warn); }
+header.fail { background: var(--bad-wash); border-color: var(--bad); }
+.kicker { margin: 0 0 4px; font-size: 13px; letter-spacing: .06em; text-transform: uppercase;
+  color: var(--muted); }
+h1 { margin: 0; font-size: 24px; line-height: 1.3; }
+header.ok h1 { color: var(--ok); } header.accepted h1 { color: var(--warn); }
+header.fail h1 { color: var(--bad); }
+.gate { margin: 8px 0 0; color: var(--muted); }
+h2 { font-size: 19px; margin: 32px 0 12px; }
+section.identity { display: grid; grid-template-columns: 1fr 1fr; gap: 16px; margin-top: 24px; }
+.panel { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 16px 20px; }
+.panel h2 { margin: 0 0 8px; font-size: 16px; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 0; }
+dl.facts dt { color: var(--muted); }
+dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+.counts { display: flex; flex-wrap: wrap; gap: 8px; margin: 0; padding: 0; list-style: none; }
+.counts li { background: var(--paper); border: 1px solid var(--line); border-radius: 999px; padding: 4px 14px; }
+.counts b { font-variant-numeric: tabular-nums; }
+table { border-collapse: collapse; background: var(--paper); width: 100%; border: 1px solid var(--line); }
+th, td { padding: 6px 12px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+thead th { background: var(--wash); font-size: 13px; color: var(--muted); font-weight: 600; }
+table.matrix td.n, table.matrix th.n { text-align: right; font-variant-numeric: tabular-nums; width: 10%; }
+td.zero { color: #b8c0ca; }
+td.c-passed { color: var(--ok); font-weight: 600; }
+td.c-failed { background: var(--bad-wash); color: var(--bad); font-weight: 700; }
+td.c-warning { background: var(--warn-wash); color: var(--warn); font-weight: 700; }
+td.c-errored { background: var(--bad-wash); color: var(--bad); font-weight: 700; }
+td.c-known-failure { background: var(--known-wash); color: var(--known); font-weight: 700; }
+.family-name { color: var(--muted); font-size: 13px; }
+.note { color: var(--muted); font-size: 13px; margin: 6px 0 0; }
+article.case { background: var(--paper); border: 1px solid var(--line); border-left: 5px solid var(--bad);
+  border-radius: 8px; padding: 14px 20px; margin: 0 0 14px; }
+article.warning { border-left-color: var(--warn); }
+article.known-failure { border-left-color: var(--known); }
+article.case-bug { border-left-color: var(--muted); }
+article.case h3 { margin: 0 0 4px; font-size: 16px; display: flex; flex-wrap: wrap; gap: 8px; align-items: baseline; }
+.tag { font-size: 12px; font-weight: 700; border-radius: 4px; padding: 1px 8px; letter-spacing: .03em; }
+.tag.failed, .tag.errored { background: var(--bad-wash); color: var(--bad); }
+.tag.warning { background: var(--warn-wash); color: var(--warn); }
+.tag.known-failure { background: var(--known-wash); color: var(--known); }
+.tag.case-bug { background: var(--wash); color: var(--muted); }
+.desc { margin: 0 0 8px; color: var(--muted); }
+ul.rules { margin: 8px 0; padding-left: 0; list-style: none; }
+ul.rules li { margin: 3px 0; display: grid; grid-template-columns: 64px 58px 1fr; }
+ul.rules .lvl { font-size: 12px; color: var(--muted); padding-top: 1px; }
+ul.rules li.broke code { color: var(--bad); font-weight: 700; }
+.message { margin: 10px 0 6px; font-weight: 600; overflow-wrap: anywhere; }
+pre { background: #f6f8fa; border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px;
+  margin: 4px 0 8px; white-space: pre-wrap; overflow-wrap: anywhere; }
+pre.stderr { background: #fbfbfb; }
+.difference { margin: 6px 0; }
+.difference .what { margin: 0; overflow-wrap: anywhere; }
+.label { color: var(--muted); font-size: 13px; }
+details { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 10px 16px; }
+details > summary { cursor: pointer; font-weight: 600; }
+details table { margin-top: 10px; }
+td.s-failed, td.s-errored { color: var(--bad); font-weight: 700; }
+td.s-warning { color: var(--warn); font-weight: 700; }
+td.s-known-failure { color: var(--known); font-weight: 700; }
+td.s-passed { color: var(--ok); }
+td[class^="s-"] { white-space: nowrap; }
+td.s-untested, td.s-inconclusive { color: var(--muted); }
+footer { max-width: 1120px; margin: 0 auto; padding: 16px 24px 40px; color: var(--muted); font-size: 13px; }
+@media (max-width: 760px) { section.identity { grid-template-columns: 1fr; } }
+"""
+
+#: Statuses of cases that did not pass, in the order the page lists them.
+_SHOWN = ("case-bug", "failed", "errored", "warning", "known-failure")
+_GROUP = {
+    "case-bug": "Case bugs (the suite's, not the implementation's)",
+    "failed": "MUST failures",
+    "errored": "Errors (no usable answer)",
+    "warning": "SHOULD warnings",
+    "known-failure": "Known failures (listed in the known-failure file)",
+}
+_TAG = {
+    "case-bug": "BUG IN CASE",
+    "failed": "FAILED",
+    "errored": "ERRORED",
+    "warning": "WARNING",
+    "known-failure": "KNOWN FAILURE",
+}
+
+
+def _kind(result: Mapping[str, Any]) -> str:
+    """How the page shows a result: `warning` is a failure whose strongest level is not MUST."""
+    status = str(result["status"])
+    if status == "failed" and result.get("level") != "MUST":
+        return "warning"
+    return "known-failure" if status == "expected-failure" else status
+
+
+def _or_dash(value: Any) -> str:
+    return html_line(str(value)) if value not in (None, "", []) else "&mdash;"
+
+
+def headline(report: Mapping[str, Any]) -> str:
+    """The verdict sentence, as the report has it (`verdict.text`): the page never words the
+    verdict itself."""
+    return str(report["verdict"]["text"])
+
+
+def _verdict_class(verdict: Mapping[str, Any]) -> str:
+    if verdict.get("conforming") and not verdict.get("known_failure_problems"):
+        return "ok"
+    return "accepted" if verdict.get("accepted") else "fail"
+
+
+def _relative(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def to_html(
+    report: Mapping[str, Any],
+    cases: Mapping[str, Case],
+    spec: Spec,
+    *,
+    suite_root: Path | None = None,
+    roles: Sequence[str] | None = None,
+    environment: Mapping[str, str] | None = None,
+) -> str:
+    """Render the report as one HTML page (see the module docstring): `suite_root` shortens
+    case paths, `roles` are the handshake's (None: no handshake), `environment` what
+    certificate.json records of it."""
+    verdict = report["verdict"]
+    results: Sequence[Mapping[str, Any]] = report["results"]
+    title = f"{report['implementation'].get('name') or report['implementation']['command']}: {headline(report)}"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="referrer" content="no-referrer">',
+        f"<title>{html_line(title)}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body>",
+        f'<header class="verdict {_verdict_class(verdict)}"><div>',
+        '<p class="kicker">card-identity conformance report</p>',
+        f'<h1 id="verdict">{html_line(headline(report))}</h1>',
+        f'<p class="gate">{html_line(_gate(report))}</p>',
+        "</div></header>",
+        "<main>",
+        *_identity(report, roles, environment),
+        *_counts(report),
+        *_matrix(results, spec),
+        *_not_passed(results, cases, spec, suite_root),
+        *_skipped(results),
+        *_rules(results, spec),
+        "</main>",
+        *_footer(environment),
+        "</body>",
+        "</html>",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def _gate(report: Mapping[str, Any]) -> str:
+    """The counts behind the verdict, and whether the run passes the exit-code gate."""
+    verdict = report["verdict"]
+    known_must = int(verdict.get("known_must_failures", 0))
+    must = int(verdict["must_failures"]) + known_must
+    sentence = f"{must} MUST failure(s)"
+    if known_must:
+        sentence += f" ({known_must} listed as known failures)"
+    sentence += f", {verdict['should_failures']} SHOULD warning(s), in {report['summary']['total']} cases."
+    if verdict.get("known_failure_problems"):
+        sentence += " The known-failure file is wrong (see below): the run fails (exit status 1)."
+    elif verdict.get("accepted"):
+        if not verdict.get("conforming"):
+            sentence += " Every MUST failure is a listed known failure: the run passes (exit status 0)."
+    else:
+        sentence += " The run fails (exit status 1)."
+    return sentence
+
+
+def _facts(rows: Sequence[tuple[str, str]]) -> Iterator[str]:
+    yield '<dl class="facts">'
+    for name, value in rows:
+        yield f"<dt>{name}</dt><dd>{value}</dd>"
+    yield "</dl>"
+
+
+def _identity(
+    report: Mapping[str, Any], roles: Sequence[str] | None, environment: Mapping[str, str] | None
+) -> Iterator[str]:
+    impl = report["implementation"]
+    suite = report["suite"]
+    verdict = report["verdict"]
+    certified = verdict.get("roles")
+    untested = verdict.get("untested_roles")
+    yield '<section class="identity">'
+    yield '<div class="panel" id="implementation"><h2>Implementation</h2>'
+    yield from _facts([
+        ("name", _or_dash(impl.get("name"))),
+        ("version", _or_dash(impl.get("version"))),
+        ("roles", _or_dash(", ".join(roles)) if roles else "&mdash; (no handshake)"),
+        ("mode", _or_dash(impl.get("mode"))),
+        ("command", f"<code>{html_line(str(impl['command']))}</code>"),
+        *([("certified" if verdict.get("conforming") else "tested", _or_dash(", ".join(certified)))]
+          if certified is not None else []),
+        *([("not tested", _or_dash(", ".join(untested)))] if untested else []),
+    ])
+    yield "</div>"
+    yield '<div class="panel" id="suite"><h2>Suite</h2>'
+    sha = suite.get("cases_sha256")
+    yield from _facts([
+        ("spec", f"card-identity {html_line(str(suite['spec_version']))}"),
+        ("suite version", _or_dash(suite.get("version"))),
+        ("commit", f"<code>{html_line(str(suite['commit']))}</code>" if suite.get("commit") else "&mdash;"),
+        ("cases", f"{report['summary']['total']}"
+         + (f' <span class="label">sha256</span> <code>{html_line(str(sha)[:16])}&hellip;</code>' if sha else "")),
+        ("known failures", _or_dash(verdict.get("known_failures_file"))),
+        *([("created", _or_dash(environment.get("created")))] if environment else []),
+    ])
+    yield "</div>"
+    yield "</section>"
+
+
+def _counts(report: Mapping[str, Any]) -> Iterator[str]:
+    """Cases by how they came out; a failure at SHOULD level is a warning, not a failure."""
+    kinds = [_kind(result) for result in report["results"]]
+    words = (
+        ("passed", "passed"), ("failed", "failed (MUST)"), ("warning", "SHOULD warnings"),
+        ("errored", "errored"), ("skipped", "skipped"), ("known-failure", "known failures"),
+        ("case-bug", "case bugs"),
+    )
+    yield "<h2>Cases</h2>"
+    yield '<ul class="counts">'
+    for key, word in words:
+        if kinds.count(key) or key in ("passed", "failed"):
+            yield f"<li><b>{kinds.count(key)}</b> {word}</li>"
+    yield f"<li><b>{len(kinds)}</b> in all</li>"
+    yield "</ul>"
+    for problem in report["verdict"].get("known_failure_problems", ()):
+        yield f'<p class="message">Known-failure file: {html_line(str(problem))}</p>'
+
+
+def _matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
+    matrix = family_matrix(results, spec)
+    yield '<h2 id="families">Results by rule family</h2>'
+    yield '<table class="matrix">'
+    yield "<thead><tr><th>family</th>" + "".join(
+        f'<th class="n">{word}</th>' for word in FAMILY_COLUMNS.values()
+    ) + "</tr></thead><tbody>"
+    for family, row in matrix.items():
+        name = spec.families.get(family, "")
+        cells = "".join(
+            f'<td class="n {"c-" + column if row[column] else "zero"}">{row[column] if row[column] else "&middot;"}</td>'
+            for column in FAMILY_COLUMNS
+        )
+        yield (
+            f'<tr><th scope="row"><code>{html_line(family)}</code> '
+            f'<span class="family-name">{html_line(name)}</span></th>{cells}</tr>'
+        )
+    yield "</tbody></table>"
+    yield (
+        '<p class="note">Cases by rule family: a failure counts under the families of the rules it '
+        "broke (as a MUST failure when one of them is MUST, else as a SHOULD warning); any other "
+        "case counts under the families of the rules it cites. A case may count in several rows.</p>"
+    )
+
+
+def _not_passed(
+    results: Sequence[Mapping[str, Any]], cases: Mapping[str, Case], spec: Spec, root: Path | None
+) -> Iterator[str]:
+    shown = [result for result in results if _kind(result) in _SHOWN]
+    if not shown:
+        yield '<h2 id="failures">Cases that did not pass</h2>'
+        yield '<p class="note">None: every case that ran passed.</p>'
+    index = 0
+    for kind in _SHOWN:
+        group = [result for result in shown if _kind(result) == kind]
+        if not group:
+            continue
+        yield f'<h2 id="{kind}">{_GROUP[kind]} ({len(group)})</h2>'
+        for result in group:
+            yield from _case(index, result, cases.get(str(result["case"])), spec, root)
+            index += 1
+
+
+def _case(
+    index: int, result: Mapping[str, Any], case: Case | None, spec: Spec, root: Path | None
+) -> Iterator[str]:
+    kind = _kind(result)
+    level = result.get("level")
+    tag = _TAG[kind] + (f" &middot; {html_line(str(level))}" if level and kind != "case-bug" else "")
+    yield f'<article class="case {kind}" id="case-{index}">'
+    yield f'<h3><code>{html_line(str(result["case"]))}</code> <span class="tag {kind}">{tag}</span></h3>'
+    if case is not None:
+        yield f'<p class="desc">{html_line(case.description)}</p>'
+        yield from _facts([
+            ("file", f"<code>{html_line(_relative(case.path, root))}</code>"),
+            ("role", html_line(case.role)),
+            ("CR", html_line(", ".join(case.cr)) if case.cr else "&mdash;"),
+        ])
+    broke = [d["rule"] for d in result.get("differences", ())]
+    cited = list(result.get("rules", ()))
+    rules = list(dict.fromkeys([*cited, *broke]))
+    if rules:
+        yield '<ul class="rules">'
+        for rule_id in rules:
+            rule = spec.rules.get(rule_id)
+            summary = html_line(rule.summary) if rule else "(not a rule of this spec)"
+            level_name = rule.level.name if rule else ""
+            mark = ' class="broke"' if rule_id in broke else ""
+            note = "" if rule_id in cited else ' <span class="label">(not cited by the case)</span>'
+            yield (
+                f"<li{mark}><code>{html_line(rule_id)}</code><span class=\"lvl\">{level_name}</span>"
+                f"<span>{summary}{note}</span></li>"
+            )
+        yield "</ul>"
+    if result.get("message") and not (result["status"] == "failed" and result.get("differences")):
+        yield f'<p class="message">{html_line(str(result["message"]))}</p>'
+    for difference in result.get("differences", ()):
+        yield '<div class="difference">'
+        yield (
+            f'<p class="what"><code>{html_line(str(difference["rule"]))}</code> '
+            f'<span class="label">{html_line(str(difference["level"]))}</span> '
+            f'{html_line(str(difference["message"]))}</p>'
+        )
+        context = [str(line) for line in difference.get("context", ())]
+        if context:
+            yield f"<pre>{html_block(chr(10).join(context))}</pre>"
+        yield "</div>"
+    stderr = str(result.get("stderr", "")).strip()
+    if stderr:
+        yield '<p class="label">standard error (its last lines)</p>'
+        yield f'<pre class="stderr">{html_block(stderr)}</pre>'
+    if result.get("rerun"):
+        yield f'<p class="label">rerun: <code>{html_line(str(result["rerun"]))}</code></p>'
+    yield "</article>"
+
+
+def _skipped(results: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+    skipped = [result for result in results if result["status"] == "skipped"]
+    if not skipped:
+        return
+    reasons = sorted({str(result.get("message", "")) for result in skipped})
+    yield f'<h2 id="skipped">Skipped ({len(skipped)})</h2>'
+    yield f"<details><summary>{len(skipped)} case(s) not run: {html_line('; '.join(reasons))}</summary>"
+    yield '<p class="mono">' + ", ".join(html_line(str(result["case"])) for result in skipped) + "</p>"
+    yield "</details>"
+
+
+def _rules(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
+    by_rule = rule_results(results, spec)
+    tally: dict[str, int] = {}
+    for rule in by_rule:
+        tally[rule.status] = tally.get(rule.status, 0) + 1
+    told = ", ".join(f"{tally[status]} {status}" for status in RULE_STATUSES if status in tally)
+    yield '<h2 id="rules">Results by rule</h2>'
+    yield f"<details><summary>{len(by_rule)} rules: {html_line(told)}</summary>"
+    yield (
+        "<table><thead><tr><th>rule</th><th>level</th><th>status</th><th>cases citing it</th>"
+        "<th>failed in</th><th>summary</th></tr></thead><tbody>"
+    )
+    for rule in by_rule:
+        c = rule.counts
+        citing = f"{len(rule.cases)}: {c['passed']} passed" + "".join(
+            f", {c[key]} {word}"
+            for key, word in (
+                ("failed", "failed"), ("errored", "errored"), ("skipped", "skipped"),
+                ("known_failures", "known"),
+            )
+            if c[key]
+        )
+        failed_in = ", ".join([*rule.failed_in, *(f"{case} (known)" for case in rule.known_failed_in)])
+        yield (
+            f"<tr><td><code>{html_line(rule.id)}</code></td><td>{rule.level.name}</td>"
+            f'<td class="s-{rule.status}">{rule.status}</td><td>{citing}</td>'
+            f'<td class="mono">{html_line(failed_in) or "&mdash;"}</td>'
+            f"<td>{html_line(spec.rules[rule.id].summary)}</td></tr>"
+        )
+    yield "</tbody></table></details>"
+    yield (
+        '<p class="note">A rule is <b>failed</b> (MUST) or a <b>warning</b> (SHOULD) when a failure '
+        "names it; <b>inconclusive</b> when a case citing it failed on other rules only; "
+        "<b>untested</b> when no case citing it was judged.</p>"
+    )
+
+
+def _footer(environment: Mapping[str, str] | None) -> Iterator[str]:
+    yield "<footer>"
+    if environment:
+        yield (
+            f"Written by cardid {html_line(environment.get('cardid', '?'))} on Python "
+            f"{html_line(environment.get('python', '?'))} ({html_line(environment.get('platform', '?'))}), "
+            f"{html_line(environment.get('created', '?'))}. "
+        )
+    yield (
+        "This page is self-contained: it loads nothing. certificate.json, next to it, holds the "
+        "sha256 of this file; <code>cardid verify-certificate DIR</code> checks it."
+    )
+    yield "</footer>"

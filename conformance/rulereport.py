@@ -1,0 +1,161 @@
+"""Results by rule and by rule family, read from a JSON report's results (report.to_json).
+
+A case cites rules (its `rules`), and a failure names the rules it broke (each difference's
+`rule`, which need not be one the case cites: every writer case checks ID-1). Counting cases
+that merely cite a rule reads like a result for the rule when it is not one, so both views say
+which they count:
+
+- `rule_results`: for each rule of the spec, the cases citing it and their statuses, the cases
+  whose failure names it, and one status for the rule (see `RuleResult.status`);
+- `family_matrix`: cases by rule family, a failure under the families of the rules it broke
+  (at their level), any other case under the families of the rules it cites.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cardid_conformance.spec import Level, Spec
+
+#: The columns of the family matrix, in order, and the words the HTML report heads them with.
+FAMILY_COLUMNS: Mapping[str, str] = {
+    "passed": "passed",
+    "failed": "failed (MUST)",
+    "warning": "warnings (SHOULD)",
+    "errored": "errored",
+    "skipped": "skipped",
+    "known-failure": "known failures",
+}
+
+#: A rule's statuses (RuleResult.status), worst first.
+RULE_STATUSES = ("failed", "warning", "errored", "known-failure", "inconclusive", "passed", "untested")
+
+#: Case statuses as the per-rule counts name them.
+_COUNTED = {
+    "passed": "passed",
+    "failed": "failed",
+    "errored": "errored",
+    "skipped": "skipped",
+    "expected-failure": "known_failures",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RuleResult:
+    """One rule's result.
+
+    `status`, the first that holds:
+        failed         a failure (not a known one) names the rule, and the rule is MUST
+        warning        a failure (not a known one) names the rule, and the rule is SHOULD or MAY
+        errored        a case citing the rule gave no usable answer
+        known-failure  only known failures name the rule, or a case citing it is a known failure
+        inconclusive   a case citing the rule failed, on other rules only: it is not shown to hold
+        passed         a case citing the rule passed
+        untested       no case citing the rule was judged (none cites it, or all were skipped)
+    """
+
+    id: str
+    level: Level
+    cases: tuple[str, ...]
+    counts: Mapping[str, int]
+    failed_in: tuple[str, ...]
+    known_failed_in: tuple[str, ...]
+    status: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rule's result as certificate.json holds it (schema/certificate.schema.json)."""
+        return {
+            "rule": self.id,
+            "level": self.level.name,
+            "cases": list(self.cases),
+            **self.counts,
+            "failed_in": list(self.failed_in),
+            "known_failed_in": list(self.known_failed_in),
+            "status": self.status,
+        }
+
+
+def _difference_rules(result: Mapping[str, Any]) -> list[str]:
+    return [d["rule"] for d in result.get("differences", ())]
+
+
+def rule_results(results: Sequence[Mapping[str, Any]], spec: Spec) -> list[RuleResult]:
+    """One RuleResult per rule of the spec, in the spec's order."""
+    citing: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    failed_in: dict[str, list[str]] = defaultdict(list)
+    known_in: dict[str, list[str]] = defaultdict(list)
+    for result in results:
+        for rule_id in result.get("rules", ()):
+            citing[rule_id].append(result)
+        into = {"failed": failed_in, "expected-failure": known_in}.get(result["status"])
+        if into is not None:
+            for rule_id in dict.fromkeys(_difference_rules(result)):
+                into[rule_id].append(result["case"])
+    out = []
+    for rule_id, rule in spec.rules.items():
+        counts = dict.fromkeys(_COUNTED.values(), 0)
+        for result in citing[rule_id]:
+            if result["status"] in _COUNTED:
+                counts[_COUNTED[result["status"]]] += 1
+        if failed_in[rule_id]:
+            status = "failed" if rule.level is Level.MUST else "warning"
+        elif counts["errored"]:
+            status = "errored"
+        elif known_in[rule_id] or counts["known_failures"]:
+            status = "known-failure"
+        elif counts["failed"]:
+            status = "inconclusive"
+        elif counts["passed"]:
+            status = "passed"
+        else:
+            status = "untested"
+        out.append(
+            RuleResult(
+                id=rule_id,
+                level=rule.level,
+                cases=tuple(result["case"] for result in citing[rule_id]),
+                counts=counts,
+                failed_in=tuple(failed_in[rule_id]),
+                known_failed_in=tuple(known_in[rule_id]),
+                status=status,
+            )
+        )
+    return out
+
+
+def family_of(rule_id: str) -> str:
+    """The family of a rule ID (ID-3 -> ID)."""
+    return rule_id.split("-", 1)[0]
+
+
+def family_matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> dict[str, dict[str, int]]:
+    """Cases by rule family (every family of the spec, in its order) and FAMILY_COLUMNS.
+
+    A failure counts under each family of the rules it broke: `failed` where one of them is a
+    MUST rule, else `warning`; a known failure of that kind under the same families as
+    `known-failure`. Any other case (case bugs aside: they cite nothing) counts under each
+    family of the rules it cites, in the column of its status.
+    """
+    matrix = {family: dict.fromkeys(FAMILY_COLUMNS, 0) for family in spec.families}
+    for result in results:
+        status = result["status"]
+        strongest: dict[str, str] = {}
+        for difference in result.get("differences", ()):
+            family = family_of(difference["rule"])
+            if difference["level"] == Level.MUST.name or family not in strongest:
+                strongest[family] = "failed" if difference["level"] == Level.MUST.name else "warning"
+        if status == "failed" and strongest:
+            cells = strongest
+        elif status == "expected-failure" and strongest:
+            cells = dict.fromkeys(strongest, "known-failure")
+        elif status in ("passed", "errored", "skipped", "expected-failure"):
+            column = "known-failure" if status == "expected-failure" else status
+            cells = dict.fromkeys((family_of(rule) for rule in result.get("rules", ())), column)
+        else:
+            continue
+        for family, column in cells.items():
+            matrix.setdefault(family, dict.fromkeys(FAMILY_COLUMNS, 0))[column] += 1
+    return matrix
