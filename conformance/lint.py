@@ -96,7 +96,10 @@ _CARD_COLUMNS = ("name", "set", "collector_number")
 
 
 def _read_cards(path: Path) -> dict[str, list[_Row]]:
-    hint = "pass --cards with the path of ../shared/data/cards/cards-sample.csv"
+    hint = (
+        "pass --cards a card data CSV with the columns name, set and collector_number (and, where "
+        "known, mtgo_id, mtgo_foil_id, arena_id, face_names): your own export of a card database"
+    )
     try:
         text = files.read_bounded(path, _CARDS_MAX_BYTES).decode("utf-8-sig")
         rows = list(csv.DictReader(io.StringIO(text, newline="")))

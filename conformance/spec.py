@@ -92,7 +92,10 @@ def load_cr_numbers(path: Path) -> frozenset[str]:
 
     Accepts the index form (`NUMBER<TAB>sha256` per line) or the CR text itself.
     """
-    hint = "pass --cr with the path of ../shared/data/cr/cr-index-20260925.tsv"
+    hint = (
+        "pass --cr the Comprehensive Rules text as Wizards of the Coast publishes it (a .txt file), "
+        "or an index with one rule number per line before a tab"
+    )
     try:
         text = files.read_bounded(path, _CR_MAX_BYTES).decode("utf-8-sig")
     except OSError as exc:

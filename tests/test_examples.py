@@ -92,7 +92,7 @@ def _explain(proc: subprocess.CompletedProcess[str]) -> str:
 def test_node_reader_passes_every_reader_case(tmp_path: Path, isolate: bool) -> None:
     """The Node reader answers every reader case right, in either mode."""
     assert NODE is not None
-    extra = ("--isolate",) if isolate else ()
+    extra = ("--isolate", "-j", "2") if isolate else ()  # one process per case, two at a time
     proc, report = _cardid_run(tmp_path, [NODE, str(NODE_ADAPTER)], *extra)
     assert proc.returncode == 0, _explain(proc)
     assert _statuses(report) == dict.fromkeys(_reader_cases(), "passed")
@@ -178,7 +178,7 @@ def test_shell_toy_reader_is_green_with_its_known_failures(tmp_path: Path) -> No
     assert SH is not None
     known = _shell_known_failures()
     proc, report = _cardid_run(
-        tmp_path, [SH, str(SHELL_ADAPTER)], "--expect", str(SHELL_KNOWN)
+        tmp_path, [SH, str(SHELL_ADAPTER)], "--expect", str(SHELL_KNOWN), "-j", "2"
     )
     assert proc.returncode == 0, _explain(proc)
     expected = {case: "expected-failure" if case in known else "passed" for case in _reader_cases()}
@@ -198,7 +198,7 @@ def test_shell_toy_reader_fails_without_known_failures(tmp_path: Path) -> None:
     """Without --expect the same run fails (exit 1): the listed cases fail, the rest pass."""
     assert SH is not None
     known = _shell_known_failures()
-    proc, report = _cardid_run(tmp_path, [SH, str(SHELL_ADAPTER)])
+    proc, report = _cardid_run(tmp_path, [SH, str(SHELL_ADAPTER)], "-j", "2")
     assert proc.returncode == 1, _explain(proc)
     expected = {case: "failed" if case in known else "passed" for case in _reader_cases()}
     assert _statuses(report) == expected
