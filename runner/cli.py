@@ -31,7 +31,7 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import execute, newcase, options, rules, shrink
+from cardid_runner import execute, knownfile, newcase, options, rules, shrink
 from cardid_runner.process import split_command
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
@@ -106,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
 
     commands.add_parser("reference", help="start the bundled reference implementation as an adapter")
-    for command in (rules, newcase, shrink):
+    for command in (rules, newcase, shrink, knownfile):
         command.add_parser(commands)
     return parser
 
@@ -129,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             case "run":
                 with _SIGNALS:  # from loading to the last report written
                     return _run(args)
-            case "rules" | "new" | "shrink":
+            case "rules" | "new" | "shrink" | "known-failures":
                 return int(args.handler(args))
     except KeyboardInterrupt:
         _say("interrupted", sys.stderr)
