@@ -95,6 +95,7 @@ def load_case(path: Path, spec: Spec) -> Case:
 
 def case_from_data(path: Path, data: Any, spec: Spec) -> Case:
     """Check and model one case file's data, as `yamlfile.load` read it from `path`."""
+    _check_finished(path, data)
     _check_schema(path, "case", data, prefix=())
     input_ = data["input"]
     role: Role = data["role"]
@@ -128,6 +129,39 @@ def case_from_data(path: Path, data: Any, spec: Spec) -> Case:
         path=path,
         request=request,
         expectation=expectation,
+    )
+
+
+#: How `cardid new` marks a value still to be written: a string starting with it.
+PLACEHOLDER = "TODO"
+
+
+def _placeholders(value: Any, at: tuple[str | int, ...]) -> Iterable[tuple[str | int, ...]]:
+    if isinstance(value, str):
+        if value.startswith(PLACEHOLDER):
+            yield at
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _placeholders(item, (*at, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _placeholders(item, (*at, index))
+
+
+def _check_finished(path: Path, data: Any) -> None:
+    """A case still holding a placeholder of `cardid new` is unfinished: a case bug, so that
+    neither the lint nor a run takes it for a case."""
+    found = list(_placeholders(data, ()))
+    if not found:
+        return
+    shown = [schemas.SchemaProblem(location=at, message="").where() for at in found[:5]]
+    more = f" and {len(found) - len(shown)} more" if len(found) > len(shown) else ""
+    what = "holds a placeholder" if len(found) == 1 else "hold placeholders"
+    raise CaseError(
+        path,
+        f"unfinished: {', '.join(shown)}{more} still {what} starting with {PLACEHOLDER}",
+        line=yamlfile.line_of(path, found[0]),
+        hint=f"write each value that starts with {PLACEHOLDER} (`cardid new` left them to fill in)",
     )
 
 

@@ -44,6 +44,7 @@ def lint(
 ) -> list[Problem]:
     """Return every problem in the corpus (and the spec index's own citations)."""
     problems = [Problem.from_error(bug) for bug in corpus.bugs]
+    problems += _check_reviewed(corpus.cases)
     if cr_numbers is not None:
         problems += _check_cr(corpus.cases, spec, cr_numbers, spec_path)
     if cards_csv is not None:
@@ -56,6 +57,28 @@ def lint(
                     Problem(path=spec_path, line=None, message=f"rule {rule_id} is cited by no case")
                 )
     return problems
+
+
+#: The tag `cardid new --from-failure` and `cardid shrink` give a case whose expectation is the
+#: reference's answer, which nobody has checked against the spec yet.
+NEEDS_REVIEW = "needs-review"
+
+
+def _check_reviewed(cases: Iterable[Case]) -> list[Problem]:
+    out = []
+    for case in cases:
+        if NEEDS_REVIEW in case.tags:
+            index = case.tags.index(NEEDS_REVIEW)
+            out.append(
+                Problem(
+                    path=case.path,
+                    line=yamlfile.line_of(case.path, ("tags", index)),
+                    message=f"tagged {NEEDS_REVIEW}: its expectation is the reference's answer, "
+                    "not checked against the spec; check every label and entry against the cited "
+                    f"rules, then remove the {NEEDS_REVIEW} tag and the # REVIEW comment",
+                )
+            )
+    return out
 
 
 def _check_cr(

@@ -4,7 +4,10 @@ no duplicate keys, no NaN or Infinity, no number beyond a float's range."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
+
+from cardid_conformance import files
 
 
 class DuplicateKey(ValueError):
@@ -53,3 +56,35 @@ def loads(text: str) -> Any:
     what strict reading refuses, ValueError for text that is not JSON, RecursionError for
     nesting beyond the interpreter's stack."""
     return _DECODER.decode(text)
+
+
+class Unreadable(ValueError):
+    """A file that is not strict JSON (or cannot be read): `problem` says why, in a few words."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+
+
+def read_file(path: Path, limit: int) -> Any:
+    """The value of the strict JSON file at `path` (a regular file of at most `limit` bytes,
+    UTF-8); Unreadable saying why not: "not UTF-8 (byte 3)", "not strict JSON: the key 'a'
+    appears twice in one object", "nested too deeply", "not JSON: ...", or why it cannot be read."""
+    try:
+        raw = files.read_bounded(path, limit)
+    except OSError as exc:
+        raise Unreadable(files.describe(exc)) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise Unreadable(f"not UTF-8 (byte {exc.start})") from None
+    try:
+        return loads(text)
+    except DuplicateKey as exc:
+        raise Unreadable(f"not strict JSON: the key {exc.key!r} appears twice in one object") from None
+    except NotFinite as exc:
+        raise Unreadable(f"not strict JSON: {exc}") from None
+    except RecursionError:
+        raise Unreadable("nested too deeply") from None
+    except ValueError as exc:  # json.JSONDecodeError, and int() of a number over 4,300 digits
+        raise Unreadable(f"not JSON: {exc}") from None

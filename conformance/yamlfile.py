@@ -255,6 +255,12 @@ def load(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise CaseError(path, f"not valid UTF-8 (byte {exc.start})", line=line) from None
+    return loads(text, path)
+
+
+def loads(text: str, path: Path) -> Any:
+    """Parse YAML text as `load` parses a file's, every problem a CaseError naming `path`
+    (what the text is about to become, or came from)."""
     try:
         return _parse(text)
     except _Refused as exc:

@@ -1,14 +1,16 @@
-"""Keeping what reproduces each failure: the request sent, the raw output, the diff, a rerun line."""
+"""Keeping what reproduces each failure: the request sent, the answer expected, the raw output,
+the diff, a rerun line, and which case it was (for `cardid new --from-failure`)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from cardid_conformance import escape, files
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
-from cardid_conformance.cases import Case
+from cardid_conformance.cases import Case, ReaderExpectation, Rejection, WriterExpectation
 from cardid_conformance.console import failure_lines
 from cardid_conformance.outcome import Errored, ExpectedFailure, Failed, Outcome
 from cardid_runner.outputs import OutputError, write_atomically
@@ -21,7 +23,9 @@ def save_failures(
     answers: Mapping[str, Answer],
     rerun: Mapping[str, str],
 ) -> list[str]:
-    """Write `folder/<case>/` with request.json, output, stderr.txt and failure.txt per failure.
+    """Write `folder/<case>/` per failure: case.json (the case's ID, file and metadata),
+    request.json (the request sent), expected.json (the answer expected, `expected_answer`),
+    output (and output.pretty.json), stderr.txt, failure.txt and rerun.sh.
 
     Every file is written as reports are (runner/outputs.py), and a case's folder is never a
     symlink: nothing planted in `folder` redirects a write. A case whose files cannot be
@@ -54,7 +58,9 @@ def _save(target: Path, case: Case, outcome: Outcome, answer: Answer | None, rer
     def write(name: str, data: bytes) -> None:
         write_atomically(target / name, data, what="--save-failures")
 
+    write("case.json", _json(case_record(case)))
     write("request.json", case.request_bytes() + b"\n")
+    write("expected.json", _json(expected_answer(case)))
     if isinstance(answer, Answered):
         write("output", _raw(answer))
     elif isinstance(answer, Crashed):
@@ -79,3 +85,39 @@ def _raw(answer: Answered) -> bytes:
         return answer.raw()
     except UnicodeEncodeError:
         return escape.json_document(json.dumps(answer.result, ensure_ascii=False)).encode()
+
+
+def _json(data: Any) -> bytes:
+    text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    return (escape.json_document(text) + "\n").encode()
+
+
+def case_record(case: Case) -> dict[str, Any]:
+    """case.json: which case failed, and the metadata a case drafted from it copies."""
+    return {
+        "id": case.id,
+        "file": str(case.path),
+        "description": case.description,
+        "role": case.role,
+        "level": case.level.name,
+        "rules": list(case.rules),
+        "cr": list(case.cr),
+        "tags": list(case.tags),
+    }
+
+
+def expected_answer(case: Case) -> dict[str, Any]:
+    """expected.json: the answer the case expects, in the shape of an answer (the role's result
+    schema), so that it reads side by side with output.pretty.json. Instance IDs are the
+    case's labels, which the comparison matches up to renaming; a writer's source IDs are the
+    ones allowed. A request that must be rejected: `{"rejected": true}`."""
+    match case.expectation:
+        case Rejection():
+            return {"rejected": True}
+        case WriterExpectation(labels=labels, instances=instances):
+            return {
+                "card_table": [entry.to_dict() for entry in instances.values()],
+                "assignments": list(labels),
+            }
+        case ReaderExpectation(card_table=table):
+            return {"card_table": [entry.to_dict(with_revealed_at=False) for entry in table]}

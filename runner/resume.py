@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import files, report, schemas, strictjson
+from cardid_conformance import report, schemas, strictjson
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import Outcome
@@ -33,32 +33,18 @@ class Resumed:
     changed: tuple[str, ...]
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """The report at `path`, checked: strict JSON and valid for the report schema."""
+def read_report(path: Path, *, what: str = "the report to resume from (--resume)", hint: str = _HINT) -> dict[str, Any]:
+    """The report at `path`, checked: strict JSON and valid for the report schema. Every
+    problem is a UsageError: "cannot read {what} {path}: ...", with `hint`."""
 
     def refuse(problem: str) -> UsageError:
-        return UsageError(
-            f"cannot read the report to resume from (--resume) {path}: {problem}", hint=_HINT
-        )
+        return UsageError(f"cannot read {what} {path}: {problem}", hint=hint)
 
     try:
-        raw = files.read_bounded(path, MAX_BYTES)
-    except OSError as exc:
-        raise refuse(files.describe(exc)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise refuse(f"not UTF-8 (byte {exc.start})") from None
-    try:
-        data = strictjson.loads(text)
-    except strictjson.DuplicateKey as exc:
-        raise refuse(f"not strict JSON: the key {exc.key!r} appears twice in one object") from None
-    except strictjson.NotFinite as exc:
-        raise refuse(f"not strict JSON: {exc}") from None
-    except RecursionError:
-        raise refuse("not a run report: nested too deeply") from None
-    except ValueError as exc:  # json.JSONDecodeError, and int() of a number over 4,300 digits
-        raise refuse(f"not JSON: {exc}") from None
+        data = strictjson.read_file(path, MAX_BYTES)
+    except strictjson.Unreadable as exc:
+        nested = exc.problem == "nested too deeply"
+        raise refuse("not a run report: nested too deeply" if nested else exc.problem) from None
     try:
         problem = schemas.first_problem("report", data)
     except RecursionError:

@@ -1,0 +1,154 @@
+"""`cardid known-failures REPORT.json`: a known-failure file started from a run report.
+
+For a parser that adopts the suite with bugs it already knows of: every case the report
+failed or errored (or listed as a known failure) becomes one entry of a known-failure file
+(schema/expect.schema.json), with a placeholder reason to replace and an expiry date, so that
+`cardid run --expect FILE` passes on those failures and fails on any new one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import textwrap
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from cardid_conformance import escape, schemas
+from cardid_conformance.errors import UsageError
+from cardid_conformance.known import load_known_failures
+from cardid_runner import caseyaml, options
+from cardid_runner.outputs import OutputError, write_atomically
+from cardid_runner.resume import read_report
+
+#: The reason each entry starts with, for a person to replace.
+REASON = "TODO: say why this fails"
+#: Days from today an entry expires, unless --expires says otherwise.
+DEFAULT_DAYS = 90
+#: The statuses of a report an entry is written for: every failure, known or not.
+FAILING = ("failed", "errored", "expected-failure")
+DEFAULT_PATH = Path("known-failures.yaml")
+
+_EPILOG = f"""\
+examples:
+  cardid run --impl ./my-adapter --report-json report.json
+  cardid known-failures report.json --out known-failures.yaml --expires 2027-03-31
+  cardid run --impl ./my-adapter --expect known-failures.yaml
+
+exit status: 0 written, 1 the report has no failure to list (nothing written), 2 usage
+error (an unreadable or invalid report, a bad date, a file already at --out), 3 the
+suite's own files are broken
+
+Each entry's reason is "{REASON}" until someone writes the real one.
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register `cardid known-failures`."""
+    parser = commands.add_parser(
+        "known-failures",
+        help="start a known-failure file from a run report's failures",
+        description=textwrap.fill(
+            "Write a known-failure file (schema/expect.schema.json, for `cardid run "
+            "--expect`) listing every case the report (from `cardid run --report-json`) failed, "
+            "errored or listed as a known failure, each with a placeholder reason to replace and "
+            "an expiry date. A rerun with --expect FILE then passes on exactly those failures. "
+            "An existing file is never replaced.",
+            width=88,
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("report", metavar="REPORT.json", type=options.input_file,
+                        help="a report written by `cardid run --report-json`")
+    parser.add_argument("--out", type=options.output_file, default=DEFAULT_PATH, metavar="PATH",
+                        help=f"the file to write (default: {DEFAULT_PATH}); never replaced")
+    parser.add_argument("--expires", type=expiry, metavar="YYYY-MM-DD",
+                        help=f"when the entries expire (default: {DEFAULT_DAYS} days from today)")
+    parser.set_defaults(handler=main)
+
+
+def expiry(text: str) -> datetime.date:
+    """An argparse type: a real date, YYYY-MM-DD, not before today."""
+    try:
+        if len(text) != 10:
+            raise ValueError
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a date as YYYY-MM-DD, such as 2027-03-31, not {text!r}") from None
+    if day < datetime.date.today():
+        raise argparse.ArgumentTypeError(
+            f"takes a date from today on: {text} is past, and an expired entry fails the run"
+        )
+    return day
+
+
+def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int:
+    """Write the known-failure file; print how many entries, and what to do next."""
+    out: Path = args.out
+    if out.exists() or out.is_symlink():
+        raise UsageError(
+            f"{out} already exists: a known-failure file is never replaced",
+            hint="pass another --out PATH, or edit the existing file",
+        )
+    report = read_report(
+        args.report,
+        what="the run report",
+        hint="give the file `cardid run --report-json PATH` wrote",
+    )
+    expires = args.expires or (today or datetime.date.today()) + datetime.timedelta(days=DEFAULT_DAYS)
+    failing = [result for result in report["results"] if result["status"] in FAILING]
+    if not failing:
+        print(escape.visible(f"{args.report} has no failed or errored case: no known-failure file is needed (nothing written)"))
+        return 1
+    implementation = report["implementation"]
+    data = known_failures(implementation, failing, expires)
+    problem = schemas.first_problem("expect", data)
+    if problem is not None:  # a report names its cases by ID, which the file takes as they are
+        raise UsageError(f"{args.report}: {problem.where()}: {problem.message}: cannot be a known-failure entry")
+    comments = _comments(args.report, report, expires)
+    try:
+        text = caseyaml.render_verified(data, comments=comments, path=out, block_items=True)
+    except caseyaml.RenderError as exc:  # the schema allows nothing that could not be written
+        raise UsageError(str(exc)) from None
+    try:
+        write_atomically(out, text.encode("utf-8"), what="--out")
+    except OutputError as exc:
+        raise UsageError(exc.message) from None
+    load_known_failures(out)  # what was written is what --expect reads
+    print(escape.visible(
+        f"wrote {out}: {len(failing)} known failure(s) of {data['implementation']}, expiring on "
+        f"{expires.isoformat()}"
+    ))
+    print(escape.visible(f'  replace each reason "{REASON}" with why the case fails (and an issue link), then'))
+    print(escape.visible(f"  cardid run --impl ... --expect {out}"))
+    return 0
+
+
+def known_failures(
+    implementation: Mapping[str, Any], failing: Sequence[Mapping[str, Any]], expires: datetime.date
+) -> dict[str, Any]:
+    """The known-failure file's data: one entry per failing result, in the report's order."""
+    name = implementation.get("name") or implementation["command"]
+    return {
+        "implementation": str(name),
+        "known_failures": [
+            {"case": result["case"], "reason": REASON, "expires": expires.isoformat()} for result in failing
+        ],
+    }
+
+
+def _comments(path: Path, report: Mapping[str, Any], expires: datetime.date) -> list[str]:
+    implementation = report["implementation"]
+    who = " ".join(str(implementation[key]) for key in ("name", "version") if implementation.get(key))
+    text = [
+        f"Known failures of {who or implementation['command']} (command: {implementation['command']}), "
+        f"started by `cardid known-failures` from {path}.",
+        "Replace each placeholder reason with why the case fails, and link an issue (issue: https://...).",
+        f"Every entry expires on {expires.isoformat()}: after that day it fails the run, as does an entry "
+        "whose case passes (remove it then). Use it with: cardid run --impl ... --expect THIS-FILE",
+    ]
+    if report.get("interrupted"):
+        text.append("The report is of an interrupted run: cases it did not finish are not listed.")
+    return [line for paragraph in text for line in caseyaml.comment(paragraph)]

@@ -1,0 +1,280 @@
+"""`cardid new ID`: a new case file, from a template or from a saved failure.
+
+From the template, every value still to be written starts with TODO, which makes the case
+unfinished: the loader reports it as a case bug (so `cardid lint` and `cardid run` name it)
+until each one is filled in. From a saved failure (`--from-failure DIR`, one folder written by
+`cardid run --save-failures`), the request is the one saved, the metadata the failed case's,
+and the expectation the bundled reference's answer, marked for review (runner/draft.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from cardid_conformance import escape, files, schemas, strictjson, suite
+from cardid_conformance.cases import PLACEHOLDER, case_files, load_corpus
+from cardid_conformance.errors import UsageError
+from cardid_conformance.spec import Spec, load_spec
+from cardid_runner import draft, options
+from cardid_runner.draft import DraftError, Metadata
+
+_EPILOG = """\
+examples:
+  cardid new shuffle-ends-id-of-revealed-card --rule LIB-2
+  cardid new reader-accepts-tab-in-name --role reader --rule TXT-1 --out mycases
+  cardid run --impl ./my-adapter --save-failures failed/
+  cardid new my-regression --from-failure failed/shuffle-ends-id-of-legendary-card
+
+exit status: 0 written, 1 the reference gave no usable answer to the saved request,
+2 usage error (an invalid or taken case ID, a file already there, an unreadable saved
+failure), 3 the suite's own files are broken
+"""
+
+#: A saved failure's files are small; anything larger is not one.
+_MAX_BYTES = 64 * 1024 * 1024
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    """Register `cardid new`."""
+    parser = commands.add_parser(
+        "new",
+        help="write a new case file from a template, or from a saved failure",
+        description=textwrap.fill(
+            "Write cases/<role>/ID.yaml (or DIR/ID.yaml with --out) for a new case. "
+            "From the template, the file holds the ID, a schema modeline for editors, and a "
+            f"{PLACEHOLDER} placeholder in every value still to be written: `cardid lint` reports "
+            f"the case as unfinished until none is left. With --from-failure DIR (one case folder "
+            "that `cardid run --save-failures` wrote), the new case holds the saved request, the "
+            "failed case's description, rules, CR numbers and level, and as its expectation the "
+            "bundled reference's answer to that request, marked for review: a # REVIEW comment and "
+            "the needs-review tag, which `cardid lint` reports until someone has checked it.",
+            width=88,
+        ),
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("id", metavar="ID", type=draft.case_id,
+                        help="the new case's ID, which is also its file name and never changes")
+    parser.add_argument("--role", choices=["writer", "reader"],
+                        help="the template's role (default: writer; a saved failure has its own)")
+    parser.add_argument("--rule", action="append", default=[], metavar="RULE",
+                        help="a rule the case cites (repeatable); the template's level and CR "
+                        "numbers follow from them")
+    parser.add_argument("--out", type=options.output_dir, metavar="DIR",
+                        help="the folder to write ID.yaml in (default: cases/<role>/ of the checkout)")
+    parser.add_argument("--from-failure", type=options.input_file, metavar="DIR",
+                        help="a case folder written by `cardid run --save-failures`")
+    parser.set_defaults(handler=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Write the new case; print where."""
+    spec = load_spec()
+    if args.from_failure is not None:
+        if args.role or args.rule:
+            raise UsageError(
+                "cardid new: --role and --rule come from the saved failure with --from-failure",
+                hint="leave them out, and edit the new case afterwards",
+            )
+        try:
+            return _from_failure(args, spec)
+        except DraftError as exc:
+            for line in exc.render().split("\n"):
+                print(escape.visible(line), file=sys.stderr)
+            return 1
+    role = args.role or "writer"
+    rules = _rules(spec, args.rule)
+    path = draft.target(args.id, args.out, suite.CASES_DIR / role)
+    data = template(args.id, role, rules, spec)
+    draft.write(path, data, _TEMPLATE_COMMENT, what="the new case")
+    print(escape.visible(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with"))
+    print(escape.visible(f"  cardid lint --cases {path} && cardid run --cases {path}"))
+    return 0
+
+
+_TEMPLATE_COMMENT = [
+    f"Fails: {PLACEHOLDER}: name the wrong implementation this case catches (tests/mutants has many).",
+    f"Written by `cardid new`: fill in every value that starts with {PLACEHOLDER} (until then the",
+    "case is unfinished, and `cardid lint` says so). spec/observations.md describes each",
+    "observation; label each one that has an `object` with its expected instance (`expect:`).",
+    "A request that must be rejected (rules REQ-1 to REQ-5) says `expect: {reject: true}` and",
+    "labels nothing. The file name is the case ID, which never changes once published.",
+]
+
+
+def _rules(spec: Spec, wanted: list[str]) -> list[str]:
+    rules = []
+    for text in wanted:
+        rule_id = text.upper()
+        if rule_id not in spec.rules:
+            raise UsageError(
+                f"cardid new: argument --rule: takes a rule ID of spec {spec.version} "
+                f"({', '.join(spec.rules)}), not {text!r}",
+                hint="`cardid rules` lists every rule with its summary",
+            )
+        if rule_id not in rules:
+            rules.append(rule_id)
+    return rules
+
+
+def template(case_id: str, role: str, rules: list[str], spec: Spec) -> dict[str, Any]:
+    """The template's data: every value still to be written starts with PLACEHOLDER."""
+    todo = PLACEHOLDER
+    if rules:
+        level = max(spec.rule(rule_id).level for rule_id in rules).name
+        cr = list(dict.fromkeys(number for rule_id in rules for number in spec.rule(rule_id).cr))
+    else:
+        level = f"{todo}: MUST, SHOULD or MAY, the level of the strongest rule cited"
+        cr = [f"{todo}: Comprehensive Rules numbers such as 400.7"]
+    data: dict[str, Any] = {
+        "id": case_id,
+        "description": f"{todo}: one line stating the behaviour, in the present tense.",
+        "role": role,
+        "level": level,
+        "rules": rules or [f"{todo}: rule IDs such as ID-3 (`cardid rules` lists them)"],
+        "cr": cr,
+        "tags": [],
+    }
+    if role == "reader":
+        data["input"] = {
+            "text": f"{todo}: the card table text (spec/card-table.md), one entry a line, such as\n"
+            '#c1 "Island" [DMU 262] mtgo:101393 owner=P1\n'
+        }
+        data["expect"] = {
+            "card_table": [
+                {"id": "c1", "name": f"{todo}: the name read", "printing": {"set": "DMU", "number": "262"},
+                 "source_ids": ["mtgo:101393"], "owner": "P1", "kind": "card"},
+            ]
+        }
+        return data
+    data["input"] = {
+        "perspective": "P1",
+        "players": ["P1", "P2"],
+        "source": {"name": "mtgo", "hidden_tracking": False},
+        "cards": [
+            {"name": f"{todo}: a real card's name",
+             "printings": [{"set": "DMU", "number": f"{todo}: its collector number",
+                            "source_ids": ["mtgo:101393"]}]},
+        ],
+        "observations": [
+            {"type": "game_start", "game": 1},
+            {"type": "move", "object": "10", "new_object": "11", "from": "library:P1",
+             "to": "hand:P1", "from_position": "top",
+             "card": {"source_id": "mtgo:101393"}, "expect": "card_a"},
+            {"type": "move", "object": "11", "new_object": "12", "from": "hand:P1", "to": "stack",
+             "expect": "card_a"},
+        ],
+    }
+    data["expect"] = {
+        "instances": {
+            "card_a": {"name": f"{todo}: the name the instance is recorded with",
+                       "printing": {"set": "DMU", "number": f"{todo}: its collector number"},
+                       "source_ids": ["mtgo:101393"], "owner": "P1", "kind": "card", "revealed_at": 1},
+        }
+    }
+    return data
+
+
+def _read(path: Path, what: str) -> Any:
+    try:
+        return strictjson.read_file(path, _MAX_BYTES)
+    except strictjson.Unreadable as exc:
+        raise UsageError(
+            f"cannot read {what} {path}: {exc.problem}",
+            hint="--from-failure takes one case folder written by `cardid run --save-failures DIR`",
+        ) from None
+
+
+def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
+    folder: Path = args.from_failure
+    if not folder.is_dir():
+        raise UsageError(
+            f"cardid new: argument --from-failure: {folder} is not a folder",
+            hint="give one case folder written by `cardid run --save-failures DIR`: DIR/<case>/",
+        )
+    request = _read(folder / "request.json", "the saved request")
+    role = request.get("role") if isinstance(request, dict) else None
+    if role not in ("writer", "reader"):
+        raise UsageError(f"{folder / 'request.json'} is not a writer or reader request: it has no role")
+    problem = schemas.first_problem(f"{role}-input", request)
+    if problem is not None:
+        raise UsageError(
+            f"{folder / 'request.json'} is not a {role} request (schema/{role}-input.schema.json): "
+            f"{problem.where()}: {problem.message}",
+            hint="fix the request (spec/observations.md), or save the failure again",
+        )
+    meta = _failed_case(folder, spec)
+    if meta.role != role:
+        raise UsageError(f"{folder / 'request.json'} is a {role} request, but case {meta.id} is a {meta.role} case")
+    new = Metadata(id=args.id, description=meta.description, role=role, level=meta.level,
+                   rules=meta.rules, cr=meta.cr, tags=meta.tags)
+    path = draft.target(args.id, args.out, suite.CASES_DIR / role)
+    reference = draft.Reference()
+    try:
+        answer = reference.ask(request)
+    finally:
+        reference.close()
+    data = draft.case_data(new, request, answer)
+    draft.checked(path, data, spec)
+    failure = _first_line(folder / "failure.txt")
+    comments = [
+        *draft.review_comment(reference.name, "cardid new --from-failure"),
+        f"Drafted from the failure of case {meta.id} saved in {folder}"
+        + (f": {failure}" if failure else "."),
+    ]
+    draft.write(path, data, comments, what="the new case")
+    expectation = "a rejection" if data["expect"].get("reject") else "an answer"
+    print(escape.visible(
+        f"wrote {path}: the request saved in {folder}, and as its expectation {expectation} from "
+        f"{reference.name}, tagged needs-review"
+    ))
+    print(escape.visible("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;"))
+    print(escape.visible(f"  cardid lint --cases {path} says what is left"))
+    return 0
+
+
+def _failed_case(folder: Path, spec: Spec) -> Metadata:
+    """The failed case's metadata: from case.json, else (a folder saved before case.json was
+    kept) from the corpus case the folder is named after."""
+    record_path = folder / "case.json"
+    if record_path.exists():
+        record = _read(record_path, "the saved case record")
+        if not isinstance(record, dict):
+            raise UsageError(f"{record_path} is not a saved case record: not a JSON object")
+        try:
+            meta = Metadata(
+                id=str(record["id"]), description=str(record["description"]), role=str(record["role"]),
+                level=str(record["level"]), rules=tuple(map(str, record["rules"])),
+                cr=tuple(map(str, record["cr"])), tags=tuple(map(str, record.get("tags", ()))),
+            )
+        except (KeyError, TypeError) as exc:
+            raise UsageError(f"{record_path} is not a saved case record: {exc!r} is missing or wrong") from None
+    else:
+        corpus = load_corpus([p for p in case_files(suite.CASES_DIR) if p.stem == folder.name], spec)
+        if not corpus.cases:
+            raise UsageError(
+                f"{folder} holds no case.json, and {folder.name} is no case of the corpus",
+                hint="save the failure again with this version of `cardid run --save-failures`",
+            )
+        case = corpus.cases[0]
+        meta = Metadata(id=case.id, description=case.description, role=case.role, level=case.level.name,
+                        rules=case.rules, cr=case.cr, tags=case.tags)
+    unknown = [rule_id for rule_id in meta.rules if rule_id not in spec.rules]
+    if unknown:
+        raise UsageError(
+            f"case {meta.id} cites {', '.join(unknown)}, which spec {spec.version} lacks",
+            hint="edit case.json in the saved folder to cite rules of this spec",
+        )
+    return meta
+
+
+def _first_line(path: Path) -> str:
+    try:
+        text = files.read_bounded(path, _MAX_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    return text.split("\n", 1)[0].strip()
