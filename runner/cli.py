@@ -146,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--markdown-append", type=options.output_file, metavar="PATH",
                      help="append the Markdown summary to PATH (e.g. \"$GITHUB_STEP_SUMMARY\")")
     run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
-                     help="keep the request, raw output and diff of each failure in DIR/<case>/")
+                     help="keep the request, expected answer, raw output, stderr and diff of each failure in DIR/<case>/")
     run.add_argument("--expect", dest="known_failures", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
     run.add_argument("--resume", type=options.input_file, metavar="PATH",
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")

@@ -171,14 +171,15 @@ def _retry_note(first: Crashed, again: Answer, judged: Outcome) -> str:
     return f"a fresh process did not crash, but the case {status(judged)} there"
 
 
-def start_session(options: Options, launcher: Launcher | None = None) -> Adapter | str:
-    """Start the implementation in persistent mode: the running session, or why it failed."""
+def start_session(options: Options, launcher: Launcher | None = None) -> tuple[Adapter, Hello] | str:
+    """Start the implementation in persistent mode: the running session and its handshake, or
+    why it failed."""
     session = (launcher or options.launcher()).persistent()
     started = session.start()
     if not isinstance(started, Hello):
         session.close()
         return started or "no handshake"
-    return session
+    return session, started
 
 
 def run_cases(

@@ -31,6 +31,7 @@ from cardid_conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Level, load_spec
 from cardid_runner import execute, options
+from cardid_runner.adapter import Hello
 from cardid_runner.process import split_command
 from cardid_runner.run import Outputs, Result, Run, conclude
 
@@ -82,14 +83,18 @@ def _case_runner(config: pytest.Config) -> execute.CaseRunner:
         )
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
-        session = None if started is None or isinstance(started, str) else started
+        session, hello = (None, None) if started is None or isinstance(started, str) else started
         config.stash[_CASE_RUNNER] = execute.CaseRunner(
             options, load_spec(), isolate=session is None, session=session
         )
+        if hello is not None:
+            config.stash[_HELLO] = hello
     return config.stash[_CASE_RUNNER]
 
 
 _CASE_RUNNER = pytest.StashKey[execute.CaseRunner]()
+#: The handshake of this process's implementation, when persistent mode started.
+_HELLO = pytest.StashKey[Hello]()
 
 
 def _selection(config: pytest.Config) -> Selection:
@@ -210,6 +215,8 @@ def _conclude(config: pytest.Config) -> Result | None:
     run = _run_value(config)
     entries = {entry["case"]: entry for entry in config.stash.get(_RECORDED, [])}
     modes = {entry.pop("mode", "per-case") for entry in entries.values()}
+    # Each entry names the handshake of the process that ran it (under xdist, a worker's).
+    hellos = {tuple(entry.pop("hello")) for entry in entries.values() if entry.get("hello")}
     recorded = report.outcomes_from_json({"results": list(entries.values())})
     order = [case.id for case in run.corpus.cases]
     # As in `cardid run`: a breach seen only late errs its case (this process's runner only;
@@ -224,11 +231,17 @@ def _conclude(config: pytest.Config) -> Result | None:
         for case_id in order
         if case_id in recorded
     ]
+    name_version_roles = next(iter(sorted(hellos)), None)
+    hello = (
+        Hello(name=name_version_roles[0], version=name_version_roles[1], roles=tuple(name_version_roles[2:]))
+        if name_version_roles is not None
+        else None
+    )
     return conclude(
         run,
         outcomes,
         selected=len(outcomes),
-        hello=None,
+        hello=hello,
         mode="per-case" if "per-case" in modes else "persistent",
     )
 
@@ -293,7 +306,7 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
-        self.result_entry = _entry(outcome, self.case, case_runner)
+        self.result_entry = _entry(outcome, self.case, case_runner, self.config.stash.get(_HELLO, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
         if listed is not None and isinstance(outcome, Failed | Errored):
@@ -336,12 +349,16 @@ class CaseItem(pytest.Item):
 _spec = functools.cache(load_spec)
 
 
-def _entry(outcome: Outcome, case: Case, case_runner: execute.CaseRunner) -> dict[str, Any]:
+def _entry(
+    outcome: Outcome, case: Case, case_runner: execute.CaseRunner, hello: Hello | None
+) -> dict[str, Any]:
     """The outcome as a result entry of the JSON report (plain data, as xdist can send it)."""
     info = report.RunInfo(command="", spec_version="", cases_dir="")
     data = report.to_json([outcome], {case.id: case}, info, _spec())["results"][0]
     entry: dict[str, Any] = json.loads(report.to_json_text(data))  # no enums: plain JSON values
     entry["mode"] = case_runner.mode
+    if hello is not None:
+        entry["hello"] = [hello.name, hello.version, *hello.roles]
     return entry
 
 

@@ -193,6 +193,8 @@ def test_plugin_report_is_the_cli_report(pytester: pytest.Pytester, tmp_path: Pa
     assert statuses["flicker-keeps-id"] == "expected-failure"
     assert "failed" in statuses.values()
     assert ours["summary"] == theirs["summary"] and ours["verdict"] == theirs["verdict"]
+    assert ours["implementation"] == theirs["implementation"]  # name and version from the handshake
+    assert ours["implementation"]["name"]
 
 
 def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pytester, tmp_path: Path) -> None:
@@ -325,3 +327,5 @@ def test_xdist_session_report_is_the_cli_report(
     assert statuses["flicker-keeps-id"] == "expected-failure"
     assert statuses["shuffle-ends-id-of-card-on-top"] == "failed"  # its entry expired
     assert ours["summary"] == theirs["summary"] and ours["verdict"] == theirs["verdict"]
+    assert ours["implementation"] == theirs["implementation"]  # name and version from the handshake
+    assert ours["implementation"]["name"]
