@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from cardid_conformance.answer import Answer, Crashed, Unsupported
-from cardid_runner import protocol
+from cardid_runner import idle, protocol
 from cardid_runner.process import (
     MAX_OUTPUT,
     Ended,
@@ -111,9 +111,14 @@ class ProcessLauncher:
     start_timeout: float
     spawn: Spawn = Process
     pin: Pin = field(default_factory=Pin)
+    #: Seconds of waiting for input, without CPU time, that end the handshake (runner/idle.py).
+    quiet: float = idle.QUIET
 
     def persistent(self) -> Persistent:
-        return Persistent(self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin)
+        return Persistent(
+            self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin,
+            quiet=self.quiet,
+        )
 
     def per_case(self) -> PerCase:
         return PerCase(self.argv, spawn=self.spawn)
@@ -195,13 +200,14 @@ class Persistent:
 
     def __init__(
         self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
-        pin: Pin | None = None, stop_grace: float = STOP_GRACE,
+        pin: Pin | None = None, stop_grace: float = STOP_GRACE, quiet: float = idle.QUIET,
     ) -> None:
         self._argv = list(argv)
         self._spawn = spawn
         self._pin = pin or Pin()
         self._stop_grace = stop_grace
         self._start_timeout = start_timeout
+        self._quiet = quiet
         self._proc: Process | None = None
         self._seq = itertools.count(1)
         self.hello: Hello | None = None
@@ -229,10 +235,19 @@ class Persistent:
         self._answered = {}
         deadline = proc.started + self._start_timeout
         proc.send(b'{"cmd":"start","protocol":1}\n')
+        # A per-case adapter reads on to end of input and never answers: seen, not waited out.
+        waiting = idle.InputWait(proc, self._quiet)
         while True:
             # Checked at each line too: an endless stream of blank lines is no handshake.
-            line = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
+            now = time.monotonic()
+            until = min(deadline, now + idle.LOOK_EVERY) if waiting.possible else deadline
+            line = proc.read_line(until) if now < deadline else TimedOut()
             match line:
+                case TimedOut() if waiting.possible and time.monotonic() < deadline:
+                    if waiting.waiting():
+                        self._end()
+                        return idle.WAITING
+                    continue
                 case Line(data=data) if not data.strip():
                     continue  # blank lines carry nothing
                 case Line(data=data):
@@ -252,7 +267,10 @@ class Persistent:
                     return "exited at the handshake" + (f" (status {code})" if code is not None else "")
                 case TimedOut():
                     self._end()
-                    return f"no handshake within {self._start_timeout:g} s"
+                    return (
+                        f"no handshake within {self._start_timeout:g} s (a persistent adapter must "
+                        "flush each line it writes; --isolate skips the handshake)"
+                    )
                 case TooLong():
                     self._end()
                     return f"wrote a handshake line over {MAX_OUTPUT:,} bytes"
