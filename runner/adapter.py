@@ -165,7 +165,7 @@ class PerCase:
                         seconds=time.monotonic() - proc.started, timed_out=True,
                     )
                 seconds = time.monotonic() - proc.started
-                return protocol.per_case_answer(code, data, proc.stderr_tail(), seconds)
+                return protocol.per_case_answer(code, data, proc.stderr_tail(), seconds, request.role)
             case TooLong():
                 return Crashed(
                     reason=f"wrote more than {MAX_OUTPUT:,} bytes", stderr=proc.stderr_tail(),

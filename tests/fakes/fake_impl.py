@@ -103,6 +103,12 @@ def fault(line: bytes) -> int | None:
         case "exit1-on-valid":
             out(json.dumps({"rejected": "refused a valid request"}).encode() + b"\n")
             return 1
+        case "exit1-with-result":  # the right result, with the status of a rejection
+            out(line)
+            return 1
+        case "logs-on-stdout":  # a debug print before the right answer
+            out(b"loading model from ./model.bin \x1b[32mok\x1b[0m\n" + line)
+            return None
         case "exit1-no-object":  # an uncaught exception: Python's and Node's exit status
             sys.stderr.write("Traceback (most recent call last):\nTypeError: boom\n")
             return 1
@@ -284,7 +290,7 @@ FAULTS = {
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
     "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
-    "repeat-flood", "mess-workdir", "pad",
+    "repeat-flood", "mess-workdir", "pad", "exit1-with-result", "logs-on-stdout",
 }
 
 #: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
