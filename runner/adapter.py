@@ -31,6 +31,15 @@ from cardid_runner.stop import STOP
 
 #: How long a process gets to end after `stop`.
 STOP_GRACE = 2.0
+#: The runner's persistent-mode commands (protocol.schema.json#/$defs/start, run, stop).
+START_LINE = b'{"cmd":"start","protocol":1}\n'
+STOP_LINE = b'{"cmd":"stop"}\n'
+
+
+def run_line(seq: int, payload: bytes) -> tuple[bytes, ...]:
+    """The `run` command for one request, in pieces (the request is not copied)."""
+    return (b'{"cmd":"run","seq":%d,"request":' % seq, payload, b"}\n")
+
 
 __all__ = ["Adapter", "Hello", "Launcher", "PerCase", "Persistent", "ProcessLauncher", "Request"]
 
@@ -234,20 +243,15 @@ class Persistent:
             self._proc = proc
         self._answered = {}
         deadline = proc.started + self._start_timeout
-        proc.send(b'{"cmd":"start","protocol":1}\n')
-        # A per-case adapter reads on to end of input and never answers: seen, not waited out.
-        waiting = idle.InputWait(proc, self._quiet)
+        proc.send(START_LINE)
         while True:
-            # Checked at each line too: an endless stream of blank lines is no handshake.
-            now = time.monotonic()
-            until = min(deadline, now + idle.LOOK_EVERY) if waiting.possible else deadline
-            line = proc.read_line(until) if now < deadline else TimedOut()
+            # A per-case adapter reads on to end of input and never answers: seen, not waited
+            # out. Checked at each line too: an endless stream of blank lines is no handshake.
+            line = idle.read_line(proc, deadline, self._quiet)
             match line:
-                case TimedOut() if waiting.possible and time.monotonic() < deadline:
-                    if waiting.waiting():
-                        self._end()
-                        return idle.WAITING
-                    continue
+                case idle.Waiting():
+                    self._end()
+                    return idle.WAITING
                 case Line(data=data) if not data.strip():
                     continue  # blank lines carry nothing
                 case Line(data=data):
@@ -289,7 +293,7 @@ class Persistent:
             return Unsupported(role=request.role)
         seq = self.last_seq = next(self._seq)
         began = time.monotonic()
-        line = (b'{"cmd":"run","seq":%d,"request":' % seq, request.payload, b"}\n")
+        line = run_line(seq, request.payload)
         if not self._proc.send(*line):
             # It went away between cases (closed its input, or exited): that is not this case's
             # fault, so start afresh once before blaming the case.
@@ -385,7 +389,7 @@ class Persistent:
         if proc is None:
             return
         try:
-            if stop and not proc.exited() and proc.send(b'{"cmd":"stop"}\n', close=True):
+            if stop and not proc.exited() and proc.send(STOP_LINE, close=True):
                 self._drain_after_stop(proc, time.monotonic() + self._stop_grace)
         finally:
             proc.kill()

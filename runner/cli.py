@@ -31,7 +31,7 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import execute, options
+from cardid_runner import doctor, execute, options
 from cardid_runner.process import split_command
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
@@ -106,6 +106,7 @@ def _parser() -> argparse.ArgumentParser:
     linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
 
     commands.add_parser("reference", help="start the bundled reference implementation as an adapter")
+    doctor.add_parser(commands)
     return parser
 
 
@@ -124,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _lint(args)
             case "list":
                 return _list(args)
+            case "doctor":
+                return doctor.main(args)
             case "run":
                 with _SIGNALS:  # from loading to the last report written
                     return _run(args)

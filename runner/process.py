@@ -312,7 +312,7 @@ class Process:
         self.input_closed = False  # the implementation closed its end (EPIPE)
         self._buffer = bytearray()
         self._searched = 0
-        self.output_seen = False  # anything at all came on standard output
+        self.output_read = 0  # bytes read from standard output so far
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._poll = select.poll()
@@ -517,7 +517,7 @@ class Process:
             chunk = b""
         if chunk:
             self._buffer += chunk
-            self.output_seen = True
+            self.output_read += len(chunk)
         else:
             self._unregister(self._out)
             self._out = None

@@ -34,6 +34,12 @@ class Problem:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class Refused(Problem):
+    """The `start` line answered with a start rejection (#/$defs/start-rejected): the
+    implementation chose per-case mode, as it may."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hello:
     """The implementation's answer to the persistent-mode handshake."""
@@ -173,7 +179,7 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def parse_hello(line: bytes) -> Hello | Problem:
+def parse_hello(line: bytes) -> Hello | Refused | Problem:
     """The handshake (protocol.schema.json#/$defs/handshake), or why persistent mode is off:
     a start rejection (#/$defs/start-rejected), or anything else."""
     message = decode(line, "the handshake")
@@ -182,7 +188,7 @@ def parse_hello(line: bytes) -> Hello | Problem:
     if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
         problem = schemas.first_problem("protocol#start-rejected", message)
         if problem is None:
-            return Problem(f"refused persistent mode: {printable(message['rejected'])[:300]}")
+            return Refused(f"refused persistent mode: {printable(message['rejected'])[:300]}")
     problem = schemas.first_problem("protocol#handshake", message)
     if problem is not None:
         return Problem(

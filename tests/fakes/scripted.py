@@ -321,7 +321,7 @@ class ScriptedProcess:
         return self.returncode is not None
 
     #: What runner/idle.py looks at: unknown here, so the handshake allowance is waited out.
-    output_seen = False
+    output_read = 0
 
     def unread_input(self) -> int | None:
         return None
