@@ -49,28 +49,28 @@ def test_the_reference_passes_every_check(capsys: pytest.CaptureFixture[str]) ->
     assert sum(line.startswith("ok: ") for line in checks) == 11
 
 
-@pytest.mark.parametrize(
-    ("mistake", "text", "hint"),
-    [
-        ("exit1-no-object", "per-case mode: a must-reject reader request (case reader-rejects-missing-owner): "
-         "exit status 1 without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"}'),
-        ("exit1-with-result", "per-case mode: a valid reader request (case reader-quoted-owner): exit status 1 "
-         "with a result on standard output", "exit with status 0 after writing a result"),
-        ("logs-on-stdout", 'persistent mode: the handshake is not JSON (Expecting value: line 1 column 1 '
-         '(char 0)); its first bytes: "toy adapter 0.1 starting"', "print logs and debug output to standard error"),
-        ("own-seq", "persistent mode: a valid reader request (case reader-quoted-owner): answered seq 1 to seq 7",
-         "echo each run's seq exactly as received"),
-        ("handshake-without-implementation", "persistent mode: the handshake does not match "
-         "protocol.schema.json#/$defs/handshake at (top level): 'implementation' is a required property",
-         'the handshake is {"protocol": 1, "implementation": {"name": "...", "version": "..."}'),
-        ("unflushed", "persistent mode: the handshake came only when its input was closed: it does not flush",
-         "flush standard output after each line"),
-        ("stop-exits-2", "persistent mode: it exited with status 2 after stop", 'on {"cmd": "stop"}'),
-        ("log-after-answer", "persistent mode: it wrote more than its answers on standard output (read at "
-         'stop): "answered in 0 ms"', "write one line per answer and nothing else"),
-    ],
-    ids=lambda value: value if " " not in value else None,
-)
+#: An adapter's mistake (tests/fakes/doctor_adapters.py), its problem's text and its hint.
+MISTAKES = [
+    ("exit1-no-object", "per-case mode: a must-reject reader request (case reader-rejects-missing-owner): "
+     "exit status 1 without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"}'),
+    ("exit1-with-result", "per-case mode: a valid reader request (case reader-quoted-owner): exit status 1 "
+     "with a result on standard output", "exit with status 0 after writing a result"),
+    ("logs-on-stdout", 'persistent mode: the handshake is not JSON (Expecting value: line 1 column 1 '
+     '(char 0)); its first bytes: "toy adapter 0.1 starting"', "print logs and debug output to standard error"),
+    ("own-seq", "persistent mode: a valid reader request (case reader-quoted-owner): answered seq 1 to seq 7",
+     "echo each run's seq exactly as received"),
+    ("handshake-without-implementation", "persistent mode: the handshake does not match "
+     "protocol.schema.json#/$defs/handshake at (top level): 'implementation' is a required property",
+     'the handshake is {"protocol": 1, "implementation": {"name": "...", "version": "..."}'),
+    ("unflushed", "persistent mode: the handshake came only when its input was closed: it does not flush",
+     "flush standard output after each line"),
+    ("stop-exits-2", "persistent mode: it exited with status 2 after stop", 'on {"cmd": "stop"}'),
+    ("log-after-answer", "persistent mode: it wrote more than its answers on standard output (read at "
+     'stop): "answered in 0 ms"', "write one line per answer and nothing else"),
+]
+
+
+@pytest.mark.parametrize(("mistake", "text", "hint"), MISTAKES, ids=[mistake for mistake, _, _ in MISTAKES])
 def test_a_mistake_gets_its_own_problem_and_hint(mistake: str, text: str, hint: str) -> None:
     found = problems(findings(mistake))
     assert found, f"{mistake}: no problem found"
