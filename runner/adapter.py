@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from cardid_conformance.answer import Answer, Crashed, Unsupported
-from cardid_runner import protocol
+from cardid_runner import idle, protocol
 from cardid_runner.process import (
     MAX_OUTPUT,
     Ended,
@@ -31,6 +31,15 @@ from cardid_runner.stop import STOP
 
 #: How long a process gets to end after `stop`.
 STOP_GRACE = 2.0
+#: The runner's persistent-mode commands (protocol.schema.json#/$defs/start, run, stop).
+START_LINE = b'{"cmd":"start","protocol":1}\n'
+STOP_LINE = b'{"cmd":"stop"}\n'
+
+
+def run_line(seq: int, payload: bytes) -> tuple[bytes, ...]:
+    """The `run` command for one request, in pieces (the request is not copied)."""
+    return (b'{"cmd":"run","seq":%d,"request":' % seq, payload, b"}\n")
+
 
 __all__ = ["Adapter", "Hello", "Launcher", "PerCase", "Persistent", "ProcessLauncher", "Request"]
 
@@ -111,9 +120,14 @@ class ProcessLauncher:
     start_timeout: float
     spawn: Spawn = Process
     pin: Pin = field(default_factory=Pin)
+    #: Seconds of waiting for input, without CPU time, that end the handshake (runner/idle.py).
+    quiet: float = idle.QUIET
 
     def persistent(self) -> Persistent:
-        return Persistent(self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin)
+        return Persistent(
+            self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin,
+            quiet=self.quiet,
+        )
 
     def per_case(self) -> PerCase:
         return PerCase(self.argv, spawn=self.spawn)
@@ -160,7 +174,7 @@ class PerCase:
                         seconds=time.monotonic() - proc.started, timed_out=True,
                     )
                 seconds = time.monotonic() - proc.started
-                return protocol.per_case_answer(code, data, proc.stderr_tail(), seconds)
+                return protocol.per_case_answer(code, data, proc.stderr_tail(), seconds, request.role)
             case TooLong():
                 return Crashed(
                     reason=f"wrote more than {MAX_OUTPUT:,} bytes", stderr=proc.stderr_tail(),
@@ -195,13 +209,14 @@ class Persistent:
 
     def __init__(
         self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
-        pin: Pin | None = None, stop_grace: float = STOP_GRACE,
+        pin: Pin | None = None, stop_grace: float = STOP_GRACE, quiet: float = idle.QUIET,
     ) -> None:
         self._argv = list(argv)
         self._spawn = spawn
         self._pin = pin or Pin()
         self._stop_grace = stop_grace
         self._start_timeout = start_timeout
+        self._quiet = quiet
         self._proc: Process | None = None
         self._seq = itertools.count(1)
         self.hello: Hello | None = None
@@ -228,11 +243,15 @@ class Persistent:
             self._proc = proc
         self._answered = {}
         deadline = proc.started + self._start_timeout
-        proc.send(b'{"cmd":"start","protocol":1}\n')
+        proc.send(START_LINE)
         while True:
-            # Checked at each line too: an endless stream of blank lines is no handshake.
-            line = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
+            # A per-case adapter reads on to end of input and never answers: seen, not waited
+            # out. Checked at each line too: an endless stream of blank lines is no handshake.
+            line = idle.read_line(proc, deadline, self._quiet)
             match line:
+                case idle.Waiting():
+                    self._end()
+                    return idle.WAITING
                 case Line(data=data) if not data.strip():
                     continue  # blank lines carry nothing
                 case Line(data=data):
@@ -252,7 +271,10 @@ class Persistent:
                     return "exited at the handshake" + (f" (status {code})" if code is not None else "")
                 case TimedOut():
                     self._end()
-                    return f"no handshake within {self._start_timeout:g} s"
+                    return (
+                        f"no handshake within {self._start_timeout:g} s (a persistent adapter must "
+                        "flush each line it writes; --isolate skips the handshake)"
+                    )
                 case TooLong():
                     self._end()
                     return f"wrote a handshake line over {MAX_OUTPUT:,} bytes"
@@ -271,7 +293,7 @@ class Persistent:
             return Unsupported(role=request.role)
         seq = self.last_seq = next(self._seq)
         began = time.monotonic()
-        line = (b'{"cmd":"run","seq":%d,"request":' % seq, request.payload, b"}\n")
+        line = run_line(seq, request.payload)
         if not self._proc.send(*line):
             # It went away between cases (closed its input, or exited): that is not this case's
             # fault, so start afresh once before blaming the case.
@@ -367,7 +389,7 @@ class Persistent:
         if proc is None:
             return
         try:
-            if stop and not proc.exited() and proc.send(b'{"cmd":"stop"}\n', close=True):
+            if stop and not proc.exited() and proc.send(STOP_LINE, close=True):
                 self._drain_after_stop(proc, time.monotonic() + self._stop_grace)
         finally:
             proc.kill()

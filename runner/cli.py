@@ -32,7 +32,7 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import certify, execute, knownfile, newcase, options, rules, shrink
+from cardid_runner import certify, doctor, execute, knownfile, newcase, options, rules, shrink
 from cardid_runner.process import split_command
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
@@ -202,6 +202,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     certify.add_parsers(commands)
+    doctor.add_parser(commands)
     for command in (rules, newcase, shrink, knownfile):
         command.add_parser(commands)
     return parser
@@ -222,6 +223,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _lint(args)
             case "list":
                 return _list(args)
+            case "doctor":
+                return doctor.main(args)
             case "run":
                 with _SIGNALS:  # from loading to the last report written
                     return _run(args)

@@ -17,6 +17,7 @@ from cardid_conformance.cases import Case
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Spec
+from cardid_runner import idle
 from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request
 from cardid_runner.stop import STOP
 
@@ -36,6 +37,9 @@ class Options:
     isolate: bool = False
     timeout: float = DEFAULT_TIMEOUT
     start_timeout: float = START_TIMEOUT
+    #: Seconds an implementation may wait for input after `start` before it is taken for a
+    #: per-case adapter (runner/idle.py); scaled up by the multiplier, never down.
+    quiet: float = idle.QUIET
     jobs: int = 1
 
     @classmethod
@@ -48,12 +52,13 @@ class Options:
             isolate=isolate,
             timeout=DEFAULT_TIMEOUT * multiplier,
             start_timeout=START_TIMEOUT * multiplier,
+            quiet=idle.QUIET * max(1.0, multiplier),
             jobs=jobs,
         )
 
     def launcher(self) -> Launcher:
         """Adapters over real processes of this command."""
-        return ProcessLauncher(self.argv, self.start_timeout)
+        return ProcessLauncher(self.argv, self.start_timeout, quiet=self.quiet)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

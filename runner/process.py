@@ -22,15 +22,18 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
 import select
 import shlex
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 from collections import deque
@@ -40,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance.errors import UsageError
+from cardid_runner.command import cannot_start
 from cardid_runner.protocol import printable
 from cardid_runner.stop import STOP
 
@@ -67,13 +71,22 @@ def split_command(command: str) -> list[str]:
     return argv
 
 
-def child_environment(base: Mapping[str, str] | None = None, mark: str = "") -> dict[str, str]:
-    """The environment an implementation gets: the runner's own, plus CARDID_PROTOCOL=1 and
-    the mark that finds its descendants (CARDID_RUN)."""
+#: The variables that name a folder for temporary files (POSIX, and what Windows-born tools read).
+SCRATCH_VARIABLES = ("TMPDIR", "TEMP", "TMP")
+
+
+def child_environment(
+    base: Mapping[str, str] | None = None, mark: str = "", scratch: str = ""
+) -> dict[str, str]:
+    """The environment an implementation gets: the runner's own, plus CARDID_PROTOCOL=1, the
+    mark that finds its descendants (CARDID_RUN), and its own folder for scratch files as
+    TMPDIR, TEMP and TMP."""
     env = dict(os.environ if base is None else base)
     env["CARDID_PROTOCOL"] = "1"
     if mark:
         env[MARK] = mark
+    if scratch:
+        env.update(dict.fromkeys(SCRATCH_VARIABLES, scratch))
     return env
 
 
@@ -254,12 +267,14 @@ def _over(output: bytearray) -> bool:
 
 
 class Process:
-    """A started implementation process in its own session, with its own temporary directory."""
+    """A started implementation process in its own session. It runs in the runner's working
+    directory, as the user's shell would run it, and has its own temporary folder (TMPDIR),
+    removed with it."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
         self.mark = _TOKEN.next()
         try:
-            self._workdir = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.mark}-")
+            self._scratch = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.mark}-")
         except OSError as exc:
             raise UsageError(
                 f"cannot create a temporary folder for the implementation: {exc.strerror or exc}",
@@ -271,17 +286,13 @@ class Process:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self._workdir,
-                env=child_environment(env, self.mark),
+                env=child_environment(env, self.mark, self._scratch),
                 start_new_session=True,
                 bufsize=0,
             )
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
-            shutil.rmtree(self._workdir, ignore_errors=True)
-            raise UsageError(
-                f"cannot start implementation {argv[0]!r}: {getattr(exc, 'strerror', None) or exc}",
-                hint="check the --impl command; it is run directly, not through a shell",
-            ) from None
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            raise cannot_start(argv, exc) from None
         self.started = time.monotonic()
         self.pid = self.popen.pid
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
@@ -301,6 +312,7 @@ class Process:
         self.input_closed = False  # the implementation closed its end (EPIPE)
         self._buffer = bytearray()
         self._searched = 0
+        self.output_read = 0  # bytes read from standard output so far
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._poll = select.poll()
@@ -505,6 +517,7 @@ class Process:
             chunk = b""
         if chunk:
             self._buffer += chunk
+            self.output_read += len(chunk)
         else:
             self._unregister(self._out)
             self._out = None
@@ -539,6 +552,42 @@ class Process:
         self._stderr_size = 0
         return printable(data.decode("utf-8", errors="replace"), lines=True)
 
+    # Looking at it from outside (runner/idle.py).
+
+    def unread_input(self) -> int | None:
+        """Bytes written for standard input that the implementation has not read yet (the pipe's
+        content, FIONREAD, and what still waits to be written); None where that cannot be known
+        (no FIONREAD on pipes, or the input is closed)."""
+        if self._in is None:
+            return None
+        try:
+            raw = fcntl.ioctl(self._in, termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return None
+        return int(struct.unpack("i", raw)[0]) + sum(len(chunk) for chunk in self._pending)
+
+    def cpu_usage(self) -> tuple[frozenset[int], int] | None:
+        """The processes of this implementation still there (those carrying its mark) and the
+        CPU time they have used, in clock ticks (utime, stime, cutime and cstime of
+        /proc/PID/stat); None without /proc."""
+        pids = {self.pid, *marked_processes(self.mark)}
+        ticks = 0
+        found: set[int] = set()
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            try:
+                ticks += sum(int(field) for field in fields[11:15])
+            except ValueError:
+                return None
+            found.add(pid)
+        if self.pid not in found:
+            return None  # no /proc (or the process is gone): nothing to judge by
+        return frozenset(found), ticks
+
     # Ending.
 
     def interrupt(self) -> None:
@@ -567,9 +616,9 @@ class Process:
             with contextlib.suppress(OSError):
                 os.close(self._pidfd)
             self._pidfd = None
-        remove_tree(self._workdir)
+        remove_tree(self._scratch)
         # Its folder moved away under another name is found by the mark in that name.
-        for moved in Path(self._workdir).parent.glob(f"{DIR_PREFIX}{self.mark}-*"):
+        for moved in Path(self._scratch).parent.glob(f"{DIR_PREFIX}{self.mark}-*"):
             remove_tree(str(moved))
 
 

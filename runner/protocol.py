@@ -13,11 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from cardid_conformance import schemas, strictjson
+from cardid_conformance import escape, schemas, strictjson
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120
+#: How many of the first bytes of output that is not JSON a message shows.
+FIRST_BYTES = 80
+#: Said of output that is not JSON: the usual cause is a log line or a debug print.
+LOGS_TO_STDERR = "logs and debug output go to standard error (C-7)"
 #: How deep JSON an implementation writes may nest. Results nest four levels; deeper data
 #: would only reach Python's recursion limit later (in a repr, a schema message, json.dumps).
 MAX_DEPTH = 64
@@ -28,6 +32,12 @@ class Problem:
     """Why bytes are not the message that was due."""
 
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refused(Problem):
+    """The `start` line answered with a start rejection (#/$defs/start-rejected): the
+    implementation chose per-case mode, as it may."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +61,13 @@ class Reply:
 
 #: A surrogate escape (\\ud800-\\udfff) in JSON text: only then can a lone surrogate come out.
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def first_bytes(data: bytes, size: int = FIRST_BYTES) -> str:
+    """The first bytes of an implementation's output, quoted on one line: undecodable bytes
+    and every character a terminal or a report cannot take shown as escapes."""
+    text = data[:size].decode("utf-8", "backslashreplace")
+    return '"' + escape.visible(text) + '"' + ("..." if len(data) > size else "")
 
 
 def quote(data: bytes | str, size: int = QUOTE) -> str:
@@ -110,7 +127,12 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
     except RecursionError:
         return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
-        return Problem(f"{what} is not JSON ({printable(str(exc))[:200]}): {quote(data)}")
+        if not text.strip():
+            return Problem(f"{what} is not JSON: it is empty")
+        return Problem(
+            f"{what} is not JSON ({printable(str(exc))[:200]}); its first bytes: "
+            f"{first_bytes(data)}; {LOGS_TO_STDERR}"
+        )
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
         return Problem(f"{what} is not usable JSON: {type(exc).__name__}")
     if (
@@ -157,7 +179,7 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def parse_hello(line: bytes) -> Hello | Problem:
+def parse_hello(line: bytes) -> Hello | Refused | Problem:
     """The handshake (protocol.schema.json#/$defs/handshake), or why persistent mode is off:
     a start rejection (#/$defs/start-rejected), or anything else."""
     message = decode(line, "the handshake")
@@ -166,7 +188,7 @@ def parse_hello(line: bytes) -> Hello | Problem:
     if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
         problem = schemas.first_problem("protocol#start-rejected", message)
         if problem is None:
-            return Problem(f"refused persistent mode: {printable(message['rejected'])[:300]}")
+            return Refused(f"refused persistent mode: {printable(message['rejected'])[:300]}")
     problem = schemas.first_problem("protocol#handshake", message)
     if problem is not None:
         return Problem(
@@ -235,20 +257,30 @@ def reply_answer(reply: Reply, stderr: str, seconds: float) -> Answer:
             )
 
 
-def per_case_answer(code: int, output: bytes, stderr: str, seconds: float) -> Answer:
-    """A per-case process's answer from its exit status and standard output (C-1, C-2)."""
+#: What an exit status says beyond itself: a shell or `env` exits so when it cannot run a command.
+_STATUS_MEANS = {
+    126: " (what a shell or env gives for a command it cannot execute: see standard error)",
+    127: " (what a shell or env gives for a command it cannot find: see standard error)",
+}
+
+
+def per_case_answer(
+    code: int, output: bytes, stderr: str, seconds: float, role: str | None = None
+) -> Answer:
+    """A per-case process's answer from its exit status and standard output (C-1, C-2); `role`,
+    the request's, tells a result written with the wrong status."""
     if code == 0:
         result = decode(output)
         if isinstance(result, Problem):
             return Crashed(reason=result.reason, output=output[:2000], stderr=stderr, seconds=seconds)
         return Answered(result=result, stderr=stderr, seconds=seconds)
     if code == 1:
-        return _rejection(output, stderr, seconds)  # the message is made printable
-    reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        return _rejection(output, stderr, seconds, role)  # the message is made printable
+    reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}{_STATUS_MEANS.get(code, '')}"
     return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
 
 
-def _rejection(output: bytes, stderr: str, seconds: float) -> Rejected | Crashed:
+def _rejection(output: bytes, stderr: str, seconds: float, role: str | None) -> Rejected | Crashed:
     """Exit status 1: a rejection only with the rejection object on standard output (C-2).
 
     Exit status 1 is also what Python and Node.js give an uncaught exception, so the status alone
@@ -257,11 +289,18 @@ def _rejection(output: bytes, stderr: str, seconds: float) -> Rejected | Crashed
     message = decode(output, scalars=False)
     if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
         return Rejected(message=printable(message["rejected"])[:500], stderr=stderr, seconds=seconds)
-    return Crashed(
-        reason='exit status 1 without a rejection object on standard output: a rejection is '
-        'exit status 1 and {"rejected": "reason"} on standard output (C-2); this looks like '
-        "an uncaught error",
-        output=output[:2000],
-        stderr=stderr,
-        seconds=seconds,
-    )
+    roles = (role,) if role in ("writer", "reader") else ("writer", "reader")
+    if isinstance(message, dict) and any(schemas.is_valid(f"{r}-output", message) for r in roles):
+        reason = (
+            "exit status 1 with a result on standard output: exit status 1 means a rejection "
+            "(C-2); a result needs exit status 0"
+        )
+    else:
+        reason = (
+            'exit status 1 without a rejection object on standard output: a rejection is '
+            'exit status 1 and {"rejected": "reason"} on standard output (C-2); this looks like '
+            "an uncaught error"
+        )
+        if isinstance(message, Problem) and output.strip():
+            reason += f"; standard output is not JSON, its first bytes: {first_bytes(output)}; {LOGS_TO_STDERR}"
+    return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)

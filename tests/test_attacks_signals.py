@@ -211,15 +211,16 @@ def test_stop_that_is_ignored_is_bounded(tmp_path: Path, monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
 def test_a_messed_up_folder_is_still_removed(tmp_path: Path, isolate: bool) -> None:
-    """The implementation removes permissions in its folder, moves the folder away and puts a
-    symbolic link to / in its place: the runner removes the moved folder and the link (never
-    following it), and the case passes."""
+    """The implementation removes permissions in its scratch folder (TMPDIR), moves the folder
+    away and puts a symbolic link to / in its place: the runner removes the moved folder and the
+    link (never following it), and the case passes."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     done = subprocess.run(
         [sys.executable, "-m", "cardid_runner", "run", "--impl", f"{sys.executable} {FAKE} mess-workdir",
          "--case", TARGET, *(["--isolate"] if isolate else [])],
         capture_output=True, text=True, check=False, timeout=120, env={**os.environ, "TMPDIR": str(scratch)},
+        cwd=tmp_path,
     )
     assert done.returncode == Exit.OK, done.stdout + done.stderr
     assert not list(scratch.iterdir())

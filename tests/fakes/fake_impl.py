@@ -103,6 +103,12 @@ def fault(line: bytes) -> int | None:
         case "exit1-on-valid":
             out(json.dumps({"rejected": "refused a valid request"}).encode() + b"\n")
             return 1
+        case "exit1-with-result":  # the right result, with the status of a rejection
+            out(line)
+            return 1
+        case "logs-on-stdout":  # a debug print before the right answer
+            out(b"loading model from ./model.bin \x1b[32mok\x1b[0m\n" + line)
+            return None
         case "exit1-no-object":  # an uncaught exception: Python's and Node's exit status
             sys.stderr.write("Traceback (most recent call last):\nTypeError: boom\n")
             return 1
@@ -159,13 +165,17 @@ def fault(line: bytes) -> int | None:
         case "repeat-flood":  # endless second answers to the first request
             while True:
                 out(b'{"seq": 1, "rejected": "again"}\n' * 64)
-        case "mess-workdir":  # a folder without permissions, the folder itself moved away
-            os.makedirs("locked/deeper")
-            with open("locked/deeper/file", "w", encoding="utf-8") as handle:
+        case "mess-workdir":  # in its scratch folder (TMPDIR): a folder without permissions,
+            # the scratch folder itself moved away and replaced by a link to /
+            here = os.environ.get("TMPDIR", "")
+            if not os.path.basename(here).startswith("cardid-impl-"):
+                return 3  # never anyone else's folder (the working directory is the user's)
+            locked = os.path.join(here, "locked")
+            os.makedirs(os.path.join(locked, "deeper"))
+            with open(os.path.join(locked, "deeper", "file"), "w", encoding="utf-8") as handle:
                 handle.write("x")
-            os.chmod("locked/deeper", 0)
-            os.chmod("locked", 0)
-            here = os.getcwd()
+            os.chmod(os.path.join(locked, "deeper"), 0)
+            os.chmod(locked, 0)
             os.rename(here, here + "-moved")
             os.symlink("/", here)
             out(line)
@@ -204,8 +214,24 @@ def persistent(first: dict[str, Any]) -> int:
     if BEHAVIOUR in ("per-case-only", "noise-per-case"):
         print("persistent mode not supported", file=sys.stderr)
         return 1
-    if BEHAVIOUR == "slow-start":
-        time.sleep(float(ARG))
+    if BEHAVIOUR == "slow-start":  # busy for ARG seconds (a slow start uses CPU, or it is
+        until = time.monotonic() + float(ARG)  # taken for a per-case adapter: runner/idle.py)
+        while time.monotonic() < until:
+            pass
+    if BEHAVIOUR == "unflushed":  # output to a pipe, block-buffered and never flushed (even
+        # where PYTHONUNBUFFERED=1 makes sys.stdout unbuffered): no line ever leaves
+        with open(1, "w", buffering=1 << 16, encoding="utf-8", closefd=False) as buffered:
+            buffered.write(json.dumps({"protocol": 1, "implementation": {"name": "fake-unflushed",
+                                       "version": "0"}, "roles": ["writer", "reader"]}) + "\n")
+            for line in sys.stdin:
+                message = json.loads(line)
+                if message.get("cmd") == "run":
+                    try:
+                        reply = {"seq": message["seq"], "result": respond(message["request"])}
+                    except RequestError as exc:
+                        reply = {"seq": message["seq"], "rejected": str(exc)}
+                    buffered.write(json.dumps(reply) + "\n")
+        return 0
     if BEHAVIOUR == "noise-before-handshake":
         out(b"adapter v0 starting up\n")
     if BEHAVIOUR == "stderr-flood":
@@ -264,7 +290,7 @@ FAULTS = {
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
     "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
-    "repeat-flood", "mess-workdir", "pad",
+    "repeat-flood", "mess-workdir", "pad", "exit1-with-result", "logs-on-stdout",
 }
 
 #: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
@@ -340,6 +366,8 @@ def main() -> int:
             handle.write(f"{os.getpid()}\n")
     if BEHAVIOUR == "stop-reading-per-case":
         time.sleep(3600)  # never reads its request
+    if BEHAVIOUR == "reads-to-eof":  # per-case only: whatever comes, read to end of input
+        return per_case(sys.stdin.read())
     first = sys.stdin.readline()
     try:
         message = json.loads(first)

@@ -1,0 +1,118 @@
+"""Why an implementation command cannot start, in words its author can act on.
+
+The runner starts the command as a shell would find it, without a shell: in the folder `cardid`
+runs in, a program named with a `/` taken as a path from there, any other looked up on PATH.
+When the start fails, the operating system says little (`No such file or directory` for a
+missing interpreter named on a `#!` line, `Exec format error` for a script without one); this
+module looks at the program to say which mistake it is, and what to write instead.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shlex
+import shutil
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+
+from cardid_conformance import escape
+from cardid_conformance.errors import UsageError
+
+#: Interpreters by file suffix, for the hint "run it through its interpreter: node toy.js".
+INTERPRETERS = {
+    ".js": "node", ".mjs": "node", ".cjs": "node", ".py": "python3", ".sh": "sh",
+    ".bash": "bash", ".rb": "ruby", ".pl": "perl", ".php": "php", ".lua": "lua",
+}
+
+
+def cannot_start(argv: Sequence[str], exc: BaseException) -> UsageError:
+    """The usage error for a command whose program could not be started (`exc`, from Popen)."""
+    program = argv[0]
+    shown = escape.visible(repr(program))
+    code = getattr(exc, "errno", None)
+    if isinstance(exc, ValueError) or "\0" in program:
+        return UsageError(f"cannot start implementation {shown}: the command holds a NUL byte")
+    if "/" not in program:
+        return _on_path(program, shown, exc)
+    path = Path(program)
+    where = f" (relative to {escape.visible(os.getcwd())})" if not path.is_absolute() else ""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        if path.is_symlink():
+            return UsageError(f"cannot start implementation {shown}: it is a broken symbolic link{where}")
+        return UsageError(
+            f"cannot start implementation {shown}: no such file{where}",
+            hint="a relative path is taken from the folder `cardid` runs in, as in a shell",
+        )
+    if stat.S_ISDIR(mode):
+        return UsageError(
+            f"cannot start implementation {shown}: it is a folder, not a program",
+            hint="name the program (or script) to run inside it",
+        )
+    through = _through_interpreter(argv)
+    if not os.access(path, os.X_OK):
+        return UsageError(
+            f"cannot start implementation {shown}: not executable",
+            hint=f"chmod +x {shlex.quote(program)}, or run it through its interpreter: {through}",
+        )
+    first = _first_line(path)
+    if code == errno.ENOEXEC:
+        return UsageError(
+            f"cannot start implementation {shown}: it has no #! line naming its interpreter",
+            hint=f"begin it with one (such as #!/usr/bin/env {_interpreter(program) or 'python3'}), "
+            f"or run it through its interpreter: {through}",
+        )
+    if code == errno.ENOENT and first is not None and first.startswith(b"#!"):
+        named = escape.visible(first[2:].decode("utf-8", "replace").strip()[:120])
+        return UsageError(
+            f"cannot start implementation {shown}: its #! line names {named!r}, which cannot be found",
+            hint=f"correct the #! line (#!/usr/bin/env NAME looks NAME up on PATH), or run it "
+            f"through its interpreter: {through}",
+        )
+    return _generic(shown, exc)
+
+
+def _on_path(program: str, shown: str, exc: BaseException) -> UsageError:
+    if shutil.which(program) is None:
+        if os.path.isfile(program):
+            return UsageError(
+                f"cannot start implementation {shown}: it is not on PATH",
+                hint=f"a program in the current folder is written ./{program}, as in a shell"
+                + (f" (or run it through its interpreter: {_interpreter(program)} {program})"
+                   if _interpreter(program) else ""),
+            )
+        return UsageError(
+            f"cannot start implementation {shown}: not found on PATH",
+            hint="install it, give its path (./adapter, /usr/bin/node), or check the spelling",
+        )
+    return _generic(shown, exc)
+
+
+def _generic(shown: str, exc: BaseException) -> UsageError:
+    why = getattr(exc, "strerror", None) or str(exc)
+    return UsageError(
+        f"cannot start implementation {shown}: {escape.visible(why)}",
+        hint="check the --impl command; it is run directly, not through a shell",
+    )
+
+
+def _interpreter(program: str) -> str | None:
+    return INTERPRETERS.get(Path(program).suffix.lower())
+
+
+def _through_interpreter(argv: Sequence[str]) -> str:
+    """The command written as `INTERPRETER script args...`."""
+    interpreter = _interpreter(argv[0]) or "INTERPRETER"
+    script = argv[0][2:] if argv[0].startswith("./") else argv[0]
+    return escape.visible(shlex.join([interpreter, script, *argv[1:]]))
+
+
+def _first_line(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as handle:
+            return handle.readline(256)
+    except OSError:
+        return None

@@ -1,0 +1,424 @@
+"""`cardid doctor`: checks that an adapter is written correctly, apart from whether it conforms.
+
+It starts the command as `cardid run` would (runner/process.py, runner/adapter.py), and checks
+the adapter contract (spec/adapter-contract.md) on a few small requests taken from real cases:
+the command starts; in persistent mode the handshake is valid, `seq` is echoed, each answer is
+one line, `stop` makes it exit 0; in per-case mode a valid request gets exit status 0 and a
+result valid for the role's schema, a must-reject request exit status 1 and the rejection
+object; nothing but protocol messages on standard output. It never compares an answer with
+the expected one: that is `cardid run`'s work. Each check is one line, `ok:`, `problem:` (with
+one hint) or `note:` (something that is allowed, said because it matters).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import time
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from cardid_conformance import escape, schemas, suite
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
+from cardid_conformance.cases import Case, Rejection, load_case
+from cardid_conformance.errors import CaseError, SuiteError, UsageError
+from cardid_conformance.spec import load_spec
+from cardid_runner import execute, idle, options, protocol
+from cardid_runner.adapter import (
+    START_LINE,
+    STOP_GRACE,
+    STOP_LINE,
+    PerCase,
+    Request,
+    Spawn,
+    run_line,
+)
+from cardid_runner.process import Ended, Line, Process, Read, TimedOut, TooLong, split_command
+from cardid_runner.protocol import Hello, Problem, Refused
+
+ROLES = ("writer", "reader")
+#: The requests checked, from real cases: the plainest valid and must-reject one of each role.
+SAMPLES = {
+    ("writer", False): "keep-through-public-zones",
+    ("writer", True): "reject-control-change-of-card-not-on-battlefield",
+    ("reader", False): "reader-quoted-owner",
+    ("reader", True): "reader-rejects-missing-owner",
+}
+#: The `seq` values sent, in this order: not 1, 2, 3, so that a counter of its own is seen.
+SEQS = (7, 3, 12, 5)
+
+HANDSHAKE = '{"protocol": 1, "implementation": {"name": "...", "version": "..."}, "roles": ["writer", "reader"]}'
+_HINTS = (
+    # What a problem's reason says -> the one hint for it.
+    ("with a result on standard output", "exit with status 0 after writing a result; exit status 1 "
+     'goes only with {"rejected": "reason"} (C-2)'),
+    ("not JSON", "print logs and debug output to standard error: standard output holds only protocol "
+     "messages (C-7)"),
+    ("without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"} on standard '
+     "output (C-2); an uncaught error exits 1 too: see its standard error"),
+    ("not UTF-8", "write UTF-8 on standard output, and logs to standard error (C-7)"),
+    ("seq", "echo each run's seq exactly as received, as an integer (C-6)"),
+    ("timed out", "read the request to end of input, write one JSON result, and exit (C-1)"),
+    ("what a shell or env gives", "the command or its interpreter could not be run: see its standard error"),
+    ("killed by signal", "it died of a signal: see its standard error"),
+    ("the answer does not match", 'an answer is one line: {"seq": N, "result": {...}} (or "rejected": '
+     '"reason", or "error": "message"), nothing else (C-7)'),
+)
+_STDERR_HINT = "see its standard error (cardid run --save-failures DIR keeps it)"
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One check's outcome: `kind` is ok, problem or note."""
+
+    kind: str
+    text: str
+    hint: str | None = None
+    stderr: str = ""
+
+    def lines(self) -> list[str]:
+        """The finding as printed: its line, then its hint and the last line of standard error."""
+        lines = [f"{self.kind}: {self.text}"]
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        last = [line for line in self.stderr.splitlines() if line.strip()][-1:]
+        lines += [f"  its standard error ends: {line.strip()[:200]}" for line in last]
+        return [escape.visible(line) for line in lines]
+
+
+def ok(text: str) -> Finding:
+    return Finding("ok", text)
+
+
+def problem(text: str, hint: str | None = None, stderr: str = "") -> Finding:
+    return Finding("problem", text, hint or _hint(text), stderr)
+
+
+def note(text: str, stderr: str = "") -> Finding:
+    return Finding("note", text, stderr=stderr)
+
+
+def _hint(text: str) -> str:
+    return next((hint for clue, hint in _HINTS if clue in text), _STDERR_HINT)
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One request to check with: a real case's request, valid or to be rejected."""
+
+    case: Case
+
+    @property
+    def role(self) -> str:
+        return self.case.role
+
+    @property
+    def rejects(self) -> bool:
+        return isinstance(self.case.expectation, Rejection)
+
+    def __str__(self) -> str:
+        kind = "a must-reject" if self.rejects else "a valid"
+        return f"{kind} {self.role} request (case {self.case.id})"
+
+
+def samples() -> list[Sample]:
+    """The SAMPLES cases, loaded from the suite's own corpus."""
+    spec = load_spec()
+    loaded = []
+    for (role, _), case_id in SAMPLES.items():
+        path = suite.CASES_DIR / role / f"{case_id}.yaml"
+        try:
+            loaded.append(Sample(load_case(path, spec)))
+        except CaseError as exc:
+            raise SuiteError(f"the doctor's sample case is broken: {exc.message}") from None
+    return loaded
+
+
+class Doctor:
+    """The checks of one command, as findings, in order."""
+
+    def __init__(
+        self, argv: Sequence[str], *, role: str | None = None, multiplier: float = 1.0,
+        spawn: Spawn = Process,
+    ) -> None:
+        self.argv = list(argv)
+        self.role = role
+        self.timeout = execute.DEFAULT_TIMEOUT * multiplier
+        self.start_timeout = execute.START_TIMEOUT * multiplier
+        self.quiet = idle.QUIET * max(1.0, multiplier)
+        self.stop_grace = STOP_GRACE * max(1.0, multiplier)
+        self._spawn = spawn
+        self._samples = samples()
+        self._stderr_seen = False
+
+    def findings(self) -> Iterator[Finding]:
+        try:
+            proc = self._spawn(self.argv)
+        except UsageError as exc:
+            yield problem(f"the command does not start: {exc.message}", exc.hint or _STDERR_HINT)
+            return
+        yield ok(f"the command starts (in {os.getcwd()}, as your shell would run it)")
+        try:
+            hello = yield from self._persistent(proc)
+        finally:
+            proc.kill()
+        roles = yield from self._roles(hello)
+        yield from self._per_case(roles)
+        if self._stderr_seen:
+            yield note("it writes to standard error: that is free for diagnostics (the runner keeps "
+                       "the last 8 KiB for reports)")
+
+    # Persistent mode.
+
+    def _persistent(self, proc: Process) -> Generator[Finding, None, Hello | None]:
+        proc.send(START_LINE)
+        read = self._line(proc, proc.started + self.start_timeout)
+        match read:
+            case idle.Waiting():
+                yield self._waiting(proc)
+                return None
+            case Ended():
+                code = proc.wait_exit(time.monotonic() + self.stop_grace)
+                status = "" if code is None else f" with status {code}"
+                yield note(f"persistent mode: none: it exited at the start line{status} (fine: the "
+                           "runner runs one process per case)", stderr=proc.stderr_tail())
+                return None
+            case TimedOut():
+                yield problem(f"persistent mode: no handshake within {self.start_timeout:g} s, and it "
+                              "is not seen waiting for input either",
+                              "answer the start line with the handshake and flush it, or refuse it "
+                              'with {"rejected": "reason"}, or exit; --isolate skips the handshake')
+                return None
+            case TooLong():
+                yield problem("persistent mode: a handshake line of more than 16 MiB",
+                              f"the handshake is one line: {HANDSHAKE}")
+                return None
+            case Line(data=data):
+                hello = protocol.parse_hello(data)
+            case _:
+                return None
+        if isinstance(hello, Refused):
+            yield note(f"persistent mode: none: it {hello.reason} (fine: the runner runs one process "
+                       "per case)")
+            return None
+        if isinstance(hello, Problem):
+            hint = _hint(hello.reason) if "not JSON" in hello.reason else f"the handshake is {HANDSHAKE}"
+            yield problem(f"persistent mode: {hello.reason}", hint)
+            return None
+        yield ok(f"persistent mode: the handshake is valid for protocol.schema.json#/$defs/handshake: "
+                 f"{hello.name} {hello.version}, roles {', '.join(hello.roles)}")
+        roles = [r for r in hello.roles if self.role in (None, r)]
+        answered: set[int] = set()
+        for sample, seq in zip([s for s in self._samples if s.role in roles], SEQS, strict=False):
+            if not (yield from self._persistent_request(proc, sample, seq, answered)):
+                return hello  # the process is lost, or its state unknown: stop here
+            answered.add(seq)
+        yield from self._stop(proc)
+        return hello
+
+    def _waiting(self, proc: Process) -> Finding:
+        """It read `start` and waits: a per-case adapter, or a persistent one whose handshake
+        sits in its output buffer. Its input is closed to tell them apart: a persistent adapter
+        exits at end of input (flushing its buffer), a per-case one answers `start` as a request."""
+        proc.send(close=True)
+        read = self._line(proc, time.monotonic() + self.stop_grace)
+        if isinstance(read, Line) and isinstance(protocol.parse_hello(read.data), Hello):
+            return problem("persistent mode: the handshake came only when its input was closed: "
+                           "it does not flush its output",
+                           "flush standard output after each line (in Python print(..., flush=True), "
+                           "in C fflush(stdout)), or the runner falls back to one process per case")
+        return note("persistent mode: none: it read the start line and waits for more input, as a "
+                    "per-case adapter does (fine: the runner runs one process per case)")
+
+    def _line(self, proc: Process, deadline: float) -> Read | idle.Waiting:
+        """The next line that is not blank (blank lines are allowed and carry nothing)."""
+        while True:
+            read = idle.read_line(proc, deadline, self.quiet)
+            if not (isinstance(read, Line) and not read.data.strip()):
+                return read
+
+    def _persistent_request(
+        self, proc: Process, sample: Sample, seq: int, answered: set[int]
+    ) -> Generator[Finding, None, bool]:
+        what = f"persistent mode: {sample}"
+        began = time.monotonic()
+        if not proc.send(*run_line(seq, sample.case.request_bytes())):
+            yield problem(f"{what}: it closed its standard input",
+                          "read request after request until stop or end of input (C-5)")
+            return False
+        read = self._line(proc, began + self.timeout)
+        stderr = self._stderr(proc)
+        match read:
+            case idle.Waiting():
+                yield problem(f"{what}: no answer came, and it waits for more input",
+                              "write each answer as one line ending in \\n, and flush it (C-5)", stderr)
+                return False
+            case TimedOut():
+                yield problem(f"{what}: no answer within {self.timeout:g} s",
+                              "write each answer as one line ending in \\n, and flush it (C-5)", stderr)
+                return False
+            case Ended(data=rest):
+                code = proc.wait_exit(time.monotonic() + self.stop_grace)
+                status = "" if code is None else f" (status {code})"
+                unended = f", after {len(rest)} bytes without a newline" if rest.strip() else ""
+                yield problem(f"{what}: it exited during the request{status}{unended}",
+                              "in persistent mode, answer run after run until stop or end of input",
+                              stderr)
+                return False
+            case TooLong():
+                yield problem(f"{what}: an answer line of more than 16 MiB", None, stderr)
+                return False
+            case Line(data=data):
+                reply = protocol.parse_reply(data, seq)
+            case _:
+                return False
+        if isinstance(reply, Problem):
+            yield problem(f"{what}: {reply.reason}", None, stderr)
+            return False
+        if reply.seq in answered:
+            yield problem(f"{what}: a second answer to seq {reply.seq}",
+                          "answer each run with exactly one line (C-5)", stderr)
+            return False
+        if reply.seq != seq:
+            yield problem(f"{what}: answered seq {reply.seq} to seq {seq}", None, stderr)
+            return False
+        yield self._judge(what, protocol.reply_answer(reply, stderr, 0.0), sample, f"seq {seq} echoed, ")
+        return True
+
+    def _stop(self, proc: Process) -> Iterator[Finding]:
+        deadline = time.monotonic() + self.stop_grace
+        wrote = b""
+        if proc.send(STOP_LINE, close=True):
+            while isinstance(read := proc.read_line(deadline), Line):
+                wrote = wrote or read.data.strip()
+        code = proc.wait_exit(deadline)
+        hint = 'on {"cmd": "stop"} (or at end of input), exit with status 0, writing nothing'
+        if wrote:
+            yield problem("persistent mode: it wrote more than its answers on standard output (read "
+                          f"at stop): {protocol.first_bytes(wrote)}",
+                          "write one line per answer and nothing else; logs go to standard error (C-7)")
+        if code is None:
+            yield problem(f"persistent mode: it did not exit within {self.stop_grace:g} s of stop", hint)
+        elif code != 0:
+            yield problem(f"persistent mode: it exited with status {code} after stop", hint,
+                          proc.stderr_tail())
+        elif not wrote:
+            yield ok("persistent mode: stop makes it exit with status 0")
+
+    # Per-case mode.
+
+    def _roles(self, hello: Hello | None) -> Generator[Finding, None, list[str]]:
+        if self.role is not None:
+            if hello is not None and self.role not in hello.roles:
+                yield problem(f"the handshake does not declare the {self.role} role (--role "
+                              f"{self.role}): cardid run would skip its cases",
+                              "list it in the handshake's roles, or check the other role")
+            return [self.role]
+        if hello is not None:
+            return list(hello.roles)
+        yield note("per-case mode: no handshake declares its roles, so both are checked; with "
+                   "`--role` (here and in cardid run) only that one is")
+        return list(ROLES)
+
+    def _per_case(self, roles: list[str]) -> Iterator[Finding]:
+        adapter = PerCase(self.argv, spawn=self._spawn)
+        for sample in self._samples:
+            if sample.role in roles:
+                request = Request(tag=sample.case.id, role=sample.role,
+                                  payload=sample.case.request_bytes(), timeout=self.timeout)
+                answer = adapter.run(request)
+                yield self._judge(f"per-case mode: {sample}", answer, sample, "")
+
+    # Judging the form of an answer (never its content).
+
+    def _judge(self, what: str, answer: Answer, sample: Sample, echoed: str) -> Finding:
+        """An answer's form: `echoed` is what persistent mode showed of the seq ("" per case)."""
+        stderr = "" if isinstance(answer, Unsupported) else answer.stderr
+        self._stderr_seen = self._stderr_seen or bool(stderr.strip())
+        persistent = bool(echoed)
+        match answer:
+            case Answered(result=result):
+                schema = f"{sample.role}-output"
+                found = schemas.first_problem(schema, result)
+                if found is not None:
+                    return problem(f"{what}: the result does not match schema/{schema}.schema.json at "
+                                   f"{found.where()}: {protocol.printable(found.message)[:200]}",
+                                   f"the {sample.role} result is defined in spec/adapter-contract.md "
+                                   f"(Roles) and schema/{schema}.schema.json", stderr)
+                status = "" if persistent else "exit status 0, "
+                if sample.rejects:
+                    return note(f"{what}: answered ({status}{echoed}a result valid for "
+                                f"schema/{schema}.schema.json) where the case expects a rejection: "
+                                "whether that is right is for cardid run to judge")
+                return ok(f"{what}: {status}{echoed}a result valid for schema/{schema}.schema.json")
+            case Rejected(message=message):
+                form = f'{echoed}"rejected"' if persistent else 'exit status 1 and {"rejected": ...}'
+                if sample.rejects:
+                    return ok(f"{what}: rejected ({form})")
+                return problem(f"{what}: rejected a valid request: {message[:200]}",
+                               "a valid request gets a result; read the request as "
+                               "spec/observations.md (writer) or spec/card-table.md (reader) define it",
+                               stderr)
+            case Crashed(reason=reason):
+                return problem(f"{what}: {reason}", None, stderr)
+            case Unsupported():  # pragma: no cover - PerCase never gives it
+                return note(f"{what}: not supported")
+
+    def _stderr(self, proc: Process) -> str:
+        stderr = proc.stderr_tail()
+        self._stderr_seen = self._stderr_seen or bool(stderr.strip())
+        return stderr
+
+
+def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
+    """`cardid doctor`."""
+    low, high = options.MULTIPLIERS
+    parser = commands.add_parser(
+        "doctor",
+        help="check that an adapter is written correctly (not whether it conforms)",
+        description=(
+            "Check that an adapter follows the adapter contract (spec/adapter-contract.md), apart\n"
+            "from whether its answers are right: the command starts; in persistent mode the\n"
+            "handshake, the seq echo, one flushed line per answer, exit 0 at stop; in per-case\n"
+            "mode exit status 0 and a schema-valid result for a valid request of each role, exit\n"
+            "status 1 and {\"rejected\": reason} for a must-reject one; nothing but protocol\n"
+            "messages on standard output. Each check prints one line (ok:, problem: with a hint,\n"
+            "or note:). Answers are never compared with the expected ones: cardid run does that."
+        ),
+        epilog=(
+            "examples:\n"
+            "  cardid doctor --impl \"node adapter.js\"\n"
+            "  cardid doctor --impl \"python -m mypkg.adapter\" --role reader\n"
+            "  cardid doctor --impl ./target/release/adapter --timeout-multiplier 3\n"
+            "\n"
+            "exit status: 0 no problem found, 1 problems found, 2 usage error,\n"
+            "3 the suite's own files are broken"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--impl", metavar="COMMAND", type=options.command, required=True,
+                        help="the implementation command, as for cardid run")
+    parser.add_argument("--role", choices=ROLES,
+                        help="check this role only (a per-case adapter cannot declare its roles)")
+    parser.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
+                        help=f"scale every time limit by X ({low:g} to {high:g})")
+    parser.set_defaults(handler=main)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Run the checks and print them; 0 when no problem was found, 1 otherwise."""
+    doctor = Doctor(split_command(args.impl), role=args.role, multiplier=args.timeout_multiplier)
+    problems = 0
+    for finding in doctor.findings():
+        problems += finding.kind == "problem"
+        for text in finding.lines():
+            print(text, flush=True)
+    again = ["--impl", args.impl, *(["--role", args.role] if args.role else [])]
+    if problems:
+        print(escape.visible(f"{problems} problem(s): fix them, then run `cardid doctor "
+                             f"{shlex.join(again)}` again"))
+        return 1
+    print(escape.visible(f"adapter looks right: run `cardid run {shlex.join(again)}`"))
+    return 0
