@@ -121,6 +121,8 @@ class RunInfo:
     suite_commit: str | None = None
     #: suite.cases_sha256 of the selected cases.
     cases_sha256: str | None = None
+    #: Why persistent mode was not used, when the run fell back to one process per case.
+    fallback_reason: str | None = None
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -236,6 +238,8 @@ def to_json(
         "version": info.version,
         "mode": info.mode,
     }
+    if info.fallback_reason is not None:
+        implementation["fallback_reason"] = info.fallback_reason
     return {
         "suite": {
             "spec_version": info.spec_version,

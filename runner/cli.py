@@ -14,16 +14,18 @@ Exit codes (documented in README.md):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
+import io
 import os
 import shlex
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, NoReturn, Self, TextIO
+from typing import Any, NoReturn, Self, TextIO, cast
 
 from cardid_conformance import console, escape, suite
 from cardid_conformance.cases import Corpus, case_files, load_corpus
@@ -210,6 +212,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cardid` and `python -m cardid_runner`."""
+    with _output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
         match args.command:
@@ -253,22 +260,61 @@ def _say(text: str, stream: TextIO | None = None) -> None:
 
 
 def _emit(line: str, stream: TextIO | None = None) -> None:
-    """Print one line. A reader that went away (`cardid run | head`) is no error: the rest
-    is dropped, the command goes on to its end (its reports are already written) and exits
-    with its own status, as it would have."""
-    target = stream or sys.stdout
-    try:
-        print(line, file=target)
-        target.flush()
-    except BrokenPipeError:
-        # Point the stream at /dev/null, so that neither later prints nor the flush at exit fail.
+    """Print one line (already escaped)."""
+    print(line, file=stream or sys.stdout)
+
+
+class _ReaderMayLeave:
+    """Standard output for the length of a command, whose reader may go away (`cardid run |
+    head`, `cardid rules | head`): from then on what is written is dropped, and the command
+    goes on to its end (its reports written) and exits with its own status, as it would have.
+    Every command prints through it, whichever module it is in."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        """Point the stream at /dev/null, so that neither a later write nor the flush at
+        exit fails again."""
+        self._gone = True
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
-            os.dup2(devnull, target.fileno())
-        except (OSError, ValueError):
+            os.dup2(devnull, self._stream.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
             pass
         finally:
             os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _output() -> Iterator[None]:
+    real = sys.stdout
+    sys.stdout = cast(TextIO, _ReaderMayLeave(real))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            sys.stdout.flush()
+        sys.stdout = real
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:

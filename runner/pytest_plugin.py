@@ -13,8 +13,10 @@ and report.
 from __future__ import annotations
 
 import datetime
+import errno
 import functools
 import json
+import os
 import shlex
 import shutil
 import warnings
@@ -32,6 +34,7 @@ from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Level, load_spec
 from cardid_runner import execute, options
 from cardid_runner.adapter import Hello
+from cardid_runner.command import cannot_start
 from cardid_runner.process import split_command
 from cardid_runner.run import Outputs, Result, Run, conclude
 
@@ -112,11 +115,8 @@ def pytest_configure(config: pytest.Config) -> None:
         command = config.getoption("--impl", None)
         if command:
             argv = split_command(command)
-            if shutil.which(argv[0]) is None:
-                raise UsageError(
-                    f"cannot start implementation {argv[0]!r}: no such executable",
-                    hint="check the --impl command; it is run directly, not through a shell",
-                )
+            if shutil.which(argv[0]) is None:  # as `cardid run` says it: why, and what to write
+                raise cannot_start(argv, FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT)))
         _selection(config).check(_spec())
         path = config.getoption("cardid_known_failures", None)
         if path is not None:

@@ -180,6 +180,7 @@ def conclude(
         corpus_size=len(run.corpus.cases),
         suite_version=suite.version(),
         suite_commit=suite.commit(),
+        fallback_reason=fallback_reason,
         cases_sha256=suite.cases_sha256(
             (o.case_id, cases_by_id[o.case_id].digest()) for o in outcomes if o.case_id in cases_by_id
         ),

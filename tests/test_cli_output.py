@@ -64,3 +64,12 @@ def test_markdown_append_refuses_what_it_must_not_append_to(
 ) -> None:
     assert main(["run", "--case", CASE, "--markdown-append", str(tmp_path)]) == Exit.USAGE
     assert "--markdown-append" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["rules"], ["rules", "LIB"], ["doctor", "--impl", f"{sys.executable} -m cardid_reference"]])
+def test_other_commands_into_a_closed_pipe_end_quietly(
+    closed_stdout: None, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    """Every command prints through the same standard output: `cardid rules | head` too."""
+    assert main(argv) == Exit.OK
+    assert "BrokenPipe" not in capsys.readouterr().err

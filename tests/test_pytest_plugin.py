@@ -329,3 +329,13 @@ def test_xdist_session_report_is_the_cli_report(
     assert ours["summary"] == theirs["summary"] and ours["verdict"] == theirs["verdict"]
     assert ours["implementation"] == theirs["implementation"]  # name and version from the handshake
     assert ours["implementation"]["name"]
+
+
+def test_a_program_that_cannot_start_says_why_as_the_cli_does(pytester: pytest.Pytester) -> None:
+    """`--impl ./toy.js` without the executable bit: one usage error with the CLI's words."""
+    (pytester.path / "toy.js").write_text("console.log(1)\n", encoding="utf-8")
+    result = pytester.runpytest(str(ROOT / "conformance"), "--impl", "./toy.js", "-p", "no:cacheprovider")
+    text = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert text.count("cannot start implementation './toy.js': not executable") == 1, text
+    assert "run it through its interpreter: node toy.js" in text

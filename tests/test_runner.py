@@ -157,6 +157,7 @@ def test_implementation_without_persistent_mode_falls_back(tmp_path: Path) -> No
     code, report = run(tmp_path, "--impl", fake("per-case-only"), "--case", "reader-accepts-*")
     assert code == Exit.OK
     assert report["implementation"]["mode"] == "per-case"
+    assert report["implementation"]["fallback_reason"]  # why, as the console's note says
     assert report["summary"]["passed"] == report["summary"]["total"] >= 5
 
 
