@@ -76,7 +76,7 @@ class Verdict:
             if must:
                 reason = f"{must} MUST case(s) fail"
                 if self.known_must_failures:
-                    reason += f" ({self.known_must_failures} listed as known failures)"
+                    reason += f", {self.known_must_failures} of them listed as known failures"
                 reasons.append(reason)
             if self.judged == 0:
                 reasons.append("no case was judged (every case was skipped or errored)")
