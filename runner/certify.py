@@ -97,20 +97,13 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
         "certify", help="run the whole suite and write a certificate bundle",
         description=_CERTIFY_HELP, epilog=_CERTIFY_EPILOG, formatter_class=_FORMATTER,
     )
-    certify.add_argument("--impl", metavar="COMMAND", type=options.command,
-                         help="implementation command (default: the bundled reference)")
     certify.add_argument("--out", required=True, type=options.output_dir, metavar="DIR",
                          help="the folder to write the bundle into (created; must be empty)")
     certify.add_argument("--force", action="store_true",
                          help="write into DIR even if it is not empty, replacing the bundle's files")
-    certify.add_argument("--expect", dest="known_failures", type=options.input_file, metavar="PATH",
-                         help="known-failure file for this implementation")
-    certify.add_argument("--isolate", action="store_true", help="one process per case")
-    low, high = options.MULTIPLIERS
-    certify.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
-                         help=f"scale every time limit by X ({low:g} to {high:g})")
-    certify.add_argument("-j", "--jobs", type=options.jobs, default="1", metavar="N",
-                         help=f"parallel workers (1 to {options.MAX_JOBS}), or 'auto'")
+    options.add_implementation(certify)
+    options.add_known_failures(certify)
+    options.add_jobs(certify)
     certify.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
     certify.set_defaults(handler=run_certify)
 

@@ -134,14 +134,8 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     selection_options(run)
-    run.add_argument("--impl", metavar="COMMAND", type=options.command,
-                     help="implementation command (default: the bundled reference)")
-    run.add_argument("--isolate", action="store_true", help="one process per case")
-    low, high = options.MULTIPLIERS
-    run.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
-                     help=f"scale every time limit by X ({low:g} to {high:g})")
-    run.add_argument("-j", "--jobs", type=options.jobs, default="1", metavar="N",
-                     help=f"parallel workers (1 to {options.MAX_JOBS}), or 'auto'")
+    options.add_implementation(run)
+    options.add_jobs(run)
     run.add_argument("--report-json", type=options.output_file, metavar="PATH", help="write the JSON report")
     run.add_argument("--junit", type=options.output_file, metavar="PATH", help="write a JUnit XML report")
     run.add_argument("--markdown", type=options.output_file, metavar="PATH", help="write a Markdown summary")
@@ -149,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
                      help="append the Markdown summary to PATH (e.g. \"$GITHUB_STEP_SUMMARY\")")
     run.add_argument("--save-failures", type=options.output_dir, metavar="DIR",
                      help="keep the request, expected answer, raw output, stderr and diff of each failure in DIR/<case>/")
-    run.add_argument("--expect", dest="known_failures", type=options.input_file, metavar="PATH", help="known-failure file for this implementation")
+    options.add_known_failures(run)
     run.add_argument("--resume", type=options.input_file, metavar="PATH",
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")

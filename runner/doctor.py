@@ -374,7 +374,6 @@ class Doctor:
 
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     """`cardid doctor`."""
-    low, high = options.MULTIPLIERS
     parser = commands.add_parser(
         "doctor",
         help="check that an adapter is written correctly (not whether it conforms)",
@@ -398,12 +397,11 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--impl", metavar="COMMAND", type=options.command, required=True,
-                        help="the implementation command, as for cardid run")
+    options.add_implementation(
+        parser, required=True, impl_help="the implementation command, as for cardid run", isolate=None
+    )
     parser.add_argument("--role", choices=ROLES,
                         help="check this role only (a per-case adapter cannot declare its roles)")
-    parser.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
-                        help=f"scale every time limit by X ({low:g} to {high:g})")
     parser.set_defaults(handler=main)
 
 

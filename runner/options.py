@@ -158,3 +158,35 @@ def _check_folder(folder: Path, text: str) -> None:
         raise _refuse(f"cannot write {text}: {where} is {what or 'a regular file'}, not a folder")
     if not os.access(where, os.W_OK | os.X_OK):
         raise _refuse(f"cannot write {text}: no permission to write in {where}")
+
+
+# --- options several commands take, defined once -----------------------------------------------
+
+
+def add_timeout_multiplier(parser: argparse.ArgumentParser) -> None:
+    low, high = MULTIPLIERS
+    parser.add_argument("--timeout-multiplier", type=multiplier, default=1.0, metavar="X",
+                        help=f"scale every time limit by X ({low:g} to {high:g})")
+
+
+def add_implementation(
+    parser: argparse.ArgumentParser, *, required: bool = False, impl_help: str | None = None,
+    isolate: str | None = "one process per case",
+) -> None:
+    """--impl, --isolate (unless `isolate` is None) and --timeout-multiplier, as `cardid run`
+    takes them."""
+    parser.add_argument("--impl", metavar="COMMAND", type=command, required=required,
+                        help=impl_help or "implementation command (default: the bundled reference)")
+    if isolate is not None:
+        parser.add_argument("--isolate", action="store_true", help=isolate)
+    add_timeout_multiplier(parser)
+
+
+def add_jobs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-j", "--jobs", type=jobs, default="1", metavar="N",
+                        help=f"parallel workers (1 to {MAX_JOBS}), or 'auto'")
+
+
+def add_known_failures(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--expect", dest="known_failures", type=input_file, metavar="PATH",
+                        help="known-failure file for this implementation")

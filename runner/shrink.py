@@ -95,18 +95,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("case", metavar="CASE", help="a case ID (of --cases) or a case file")
-    parser.add_argument("--impl", required=True, metavar="COMMAND", type=options.command,
-                        help="the implementation command, which fails CASE")
     parser.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR, metavar="DIR",
                         help="the case directory a case ID is looked up in")
     parser.add_argument("--out", type=options.output_dir, metavar="DIR",
                         help="the folder to write the shrunk case in (default: CASE's folder)")
     parser.add_argument("--id", dest="new_id", type=draft.case_id, metavar="NEW_ID",
                         help="the shrunk case's ID (default: <case>-shrunk)")
-    parser.add_argument("--isolate", action="store_true", help="one process per candidate")
-    low, high = options.MULTIPLIERS
-    parser.add_argument("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
-                        help=f"scale every time limit by X ({low:g} to {high:g})")
+    options.add_implementation(
+        parser, required=True, impl_help="the implementation command, which fails CASE",
+        isolate="one process per candidate",
+    )
     parser.set_defaults(handler=main)
 
 
