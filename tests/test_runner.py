@@ -182,7 +182,8 @@ def test_modes_and_parallelism_give_identical_results(tmp_path: Path, behaviour:
 def test_implementation_without_persistent_mode_falls_back(tmp_path: Path) -> None:
     """An implementation that refuses the handshake is run one process per case, and passes."""
     # -j 2: its seven processes need not start one after another.
-    code, report = run(tmp_path, "--impl", fake("per-case-only"), "--case", "reader-accepts-*", "-j", "2")
+    code, report = run(tmp_path, "--impl", fake("per-case-only"), "--case", "reader-accepts-*",
+                       "-j", "2")
     assert code == Exit.OK
     assert report["implementation"]["mode"] == "per-case"
     assert report["implementation"]["fallback_reason"]  # why, as the console's note says
