@@ -6,18 +6,22 @@ from __future__ import annotations
 import json
 import sys
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cardid_conformance import schemas
-from cardid_conformance.cases import WriterExpectation, case_files, load_corpus
-from cardid_conformance.spec import Spec, load_spec
+from cardid_conformance.cases import Case, WriterExpectation, case_files, load_corpus
+from cardid_conformance.spec import load_spec
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+#: A behaviour -> the exit code, the report and the folder of its run (the `full_run` fixture).
+FullRun = Callable[[str], tuple[int, dict[str, Any], Path]]
 
 
 def fake(behaviour: str, arg: str = "") -> str:
@@ -38,11 +42,34 @@ def statuses(report: dict[str, Any]) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
+def full_run(tmp_path_factory: pytest.TempPathFactory) -> FullRun:
+    """`cardid run` of the whole corpus against a fake, once per behaviour in this module, with
+    every output (--report-json, --junit, --markdown): the exit code, the report and the folder."""
+    done: dict[str, tuple[int, dict[str, Any], Path]] = {}
+
+    def get(behaviour: str) -> tuple[int, dict[str, Any], Path]:
+        if behaviour not in done:
+            folder = tmp_path_factory.mktemp(behaviour)
+            code, report = run(folder, "--impl", fake(behaviour), "--junit", str(folder / "junit.xml"),
+                               "--markdown", str(folder / "summary.md"))
+            done[behaviour] = code, report, folder
+        return done[behaviour]
+
+    return get
+
+
+@pytest.fixture(scope="module")
 def reference_report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The report of the corpus against the bundled reference."""
     code, report = run(tmp_path_factory.mktemp("ref"))
     assert code == Exit.OK
     return report
+
+
+@cache
+def corpus() -> tuple[Case, ...]:
+    """The corpus's cases, loaded once for the expectations the tests below compute."""
+    return load_corpus(case_files(ROOT / "cases"), load_spec()).cases
 
 
 def test_reference_passes_every_case_and_the_report_validates(reference_report: dict[str, Any]) -> None:
@@ -92,17 +119,16 @@ def _split_divergence(labels: tuple[str | None, ...]) -> tuple[int, str, str] | 
     ("behaviour", "divergence"), [("merge", _merge_divergence), ("split", _split_divergence)]
 )
 def test_merge_and_split_fail_naming_the_observation(
-    tmp_path: Path, spec: Spec, behaviour: str, divergence: Any
+    full_run: FullRun, behaviour: str, divergence: Any
 ) -> None:
     """Merging two instances, or splitting one, fails exactly the writer cases that have two
     instances (or a repeated one), each with a first difference naming the observation where
     the IDs diverged and how (`merged`, `reused` or `split`), and the instance."""
-    code, report = run(tmp_path, "--impl", fake(behaviour))
+    code, report, _ = full_run(behaviour)
     assert code == Exit.FAILED
-    corpus = load_corpus(case_files(ROOT / "cases"), spec)
     expected = {
         case.id: where
-        for case in corpus.cases
+        for case in corpus()
         if isinstance(case.expectation, WriterExpectation)
         and (where := divergence(case.expectation.labels)) is not None
     }
@@ -124,7 +150,7 @@ def test_renew_every_move_mutant_fails_with_rule_and_observation(
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     code, report = run(tmp_path, "--impl", f"{sys.executable} -m tests.mutants renew-every-move")
     assert code == Exit.FAILED
-    cases = {case.id: case for case in load_corpus(case_files(ROOT / "cases"), load_spec()).cases}
+    cases = {case.id: case for case in corpus()}
     splits = [
         (r["case"], d["observation"])
         for r in report["results"]
@@ -143,9 +169,10 @@ def test_modes_and_parallelism_give_identical_results(tmp_path: Path, behaviour:
     def digest(report: dict[str, Any]) -> list[tuple[str, str, str]]:
         return [(r["case"], r["status"], r.get("message", "")) for r in report["results"]]
 
-    # The ID-3 cases (a third of the corpus, failing and passing ones) in each mode.
+    # The ID-3 cases (11 of the corpus, failing and passing ones) in each mode; --isolate with
+    # -j 2 too, as its eleven processes need not start one after another.
     _, persistent = run(tmp_path, "--impl", fake(behaviour), "--rule", "ID-3")
-    _, isolated = run(tmp_path, "--impl", fake(behaviour), "--rule", "ID-3", "--isolate")
+    _, isolated = run(tmp_path, "--impl", fake(behaviour), "--rule", "ID-3", "--isolate", "-j", "2")
     _, parallel = run(tmp_path, "--impl", fake(behaviour), "--rule", "ID-3", "-j", "2")
     assert isolated["implementation"]["mode"] == "per-case"
     assert {"passed", "failed"} <= {r["status"] for r in persistent["results"]}
@@ -154,7 +181,9 @@ def test_modes_and_parallelism_give_identical_results(tmp_path: Path, behaviour:
 
 def test_implementation_without_persistent_mode_falls_back(tmp_path: Path) -> None:
     """An implementation that refuses the handshake is run one process per case, and passes."""
-    code, report = run(tmp_path, "--impl", fake("per-case-only"), "--case", "reader-accepts-*")
+    # -j 2: its seven processes need not start one after another.
+    code, report = run(tmp_path, "--impl", fake("per-case-only"), "--case", "reader-accepts-*",
+                       "-j", "2")
     assert code == Exit.OK
     assert report["implementation"]["mode"] == "per-case"
     assert report["implementation"]["fallback_reason"]  # why, as the console's note says
@@ -188,10 +217,10 @@ def test_stderr_noise_is_not_a_failure(tmp_path: Path) -> None:
     assert set(statuses(report).values()) == {"passed"}
 
 
-def test_junit_has_one_testcase_per_case_and_markdown_a_verdict(tmp_path: Path) -> None:
+def test_junit_has_one_testcase_per_case_and_markdown_a_verdict(full_run: FullRun) -> None:
     """--junit writes parseable XML with one testcase per case run; --markdown a summary."""
-    junit, markdown = tmp_path / "junit.xml", tmp_path / "summary.md"
-    code = main(["run", "--impl", fake("merge"), "--junit", str(junit), "--markdown", str(markdown)])
+    code, _, folder = full_run("merge")  # the run test_merge_and_split_... judges
+    junit, markdown = folder / "junit.xml", folder / "summary.md"
     assert code == Exit.FAILED
     root = ET.parse(junit).getroot()
     cases = root.findall("testcase")
@@ -218,15 +247,15 @@ def test_failure_carries_a_rerun_command_and_saved_files(tmp_path: Path, capsys:
 
 def test_selection_and_list_agree(capsys: pytest.CaptureFixture[str]) -> None:
     """`cardid list` prints exactly the cases a selection picks, in case-ID order."""
-    corpus = load_corpus(case_files(ROOT / "cases"), load_spec()).cases
+    cases = corpus()
     assert main(["list", "--rule", "LIB", "--role", "writer"]) == Exit.OK
     listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
-    picked = [c.id for c in corpus if c.role == "writer" and any(r.startswith("LIB-") for r in c.rules)]
+    picked = [c.id for c in cases if c.role == "writer" and any(r.startswith("LIB-") for r in c.rules)]
     assert picked and listed == sorted(picked)
     assert main(["list", "--cr", "701.24", "--case", "shuffle-*"]) == Exit.OK
     listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     picked = [
-        c.id for c in corpus
+        c.id for c in cases
         if c.id.startswith("shuffle-") and any(n == "701.24" or n.startswith("701.24") for n in c.cr)
     ]
     assert picked and listed == sorted(picked)
