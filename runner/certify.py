@@ -28,9 +28,8 @@ from cardid_conformance.html import to_html
 from cardid_conformance.known import load_known_failures
 from cardid_conformance.markdown import to_markdown
 from cardid_conformance.spec import load_spec
-from cardid_runner import execute, options
+from cardid_runner import options
 from cardid_runner.outputs import OutputError, write_atomically
-from cardid_runner.process import split_command
 from cardid_runner.progress import Progress
 from cardid_runner.run import Run, perform
 
@@ -168,10 +167,8 @@ def run_certify(args: argparse.Namespace) -> int:
             known_sha256 = certificate.sha256(read_bounded(known.path, 64 * 1024 * 1024))
         except OSError as exc:
             raise UsageError(f"cannot read known-failure file {known.path}: {describe(exc)}") from None
-    argv = tuple(split_command(args.impl)) if args.impl is not None else execute.REFERENCE_ARGV
     the_run = Run(
         impl=args.impl,
-        argv=argv,
         spec=spec,
         corpus=corpus,
         isolate=args.isolate,

@@ -34,8 +34,7 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import certify, doctor, execute, knownfile, newcase, options, rules, shrink
-from cardid_runner.process import split_command
+from cardid_runner import certify, doctor, knownfile, newcase, options, rules, shrink
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Result, Run, perform
@@ -369,11 +368,9 @@ def _run(args: argparse.Namespace) -> int:
     """Parse options -> build the Run -> perform it -> print the Result."""
     spec = load_spec()
     corpus = _corpus(args, spec)
-    argv = tuple(split_command(args.impl)) if args.impl is not None else execute.REFERENCE_ARGV
     _check_outputs(args)
     the_run = Run(
         impl=args.impl,
-        argv=argv,
         spec=spec,
         corpus=corpus,
         cases_dir=args.cases,

@@ -19,10 +19,16 @@ from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Spec
 from cardid_runner import idle
 from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request
+from cardid_runner.process import split_command
 from cardid_runner.stop import STOP
 
 #: How the bundled reference implementation is started when no command is given.
 REFERENCE_ARGV = (sys.executable, "-m", "cardid_reference")
+
+
+def implementation_argv(impl: str | None) -> tuple[str, ...]:
+    """The argv of an --impl command; None (no --impl) is the bundled reference."""
+    return tuple(split_command(impl)) if impl is not None else REFERENCE_ARGV
 #: Seconds one case may take, before the multiplier.
 DEFAULT_TIMEOUT = 10.0
 #: Seconds the persistent-mode handshake may take, before the multiplier.

@@ -76,7 +76,7 @@ def _case_runner(config: pytest.Config) -> execute.CaseRunner:
     if _CASE_RUNNER not in config.stash:
         command = config.getoption("--impl")
         try:
-            argv = tuple(split_command(command)) if command else execute.REFERENCE_ARGV
+            argv = execute.implementation_argv(command)
         except UsageError as exc:
             raise pytest.UsageError(exc.render()) from None
         options = execute.Options.scaled(
@@ -195,7 +195,6 @@ def _run_value(config: pytest.Config) -> Run:
     root = config.getoption("--cardid-cases") or suite.CASES_DIR
     return Run(
         impl=command,
-        argv=tuple(split_command(command)) if command else execute.REFERENCE_ARGV,
         spec=spec,
         corpus=load_corpus(case_files(root), spec),
         cases_dir=root,

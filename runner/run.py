@@ -47,7 +47,6 @@ class Run:
 
     #: The --impl text as given; None runs the bundled reference.
     impl: str | None
-    argv: tuple[str, ...]
     spec: Spec
     corpus: Corpus
     cases_dir: Path = suite.CASES_DIR
@@ -59,6 +58,11 @@ class Run:
     outputs: Outputs = field(default_factory=Outputs)
     #: Outcomes of an earlier, interrupted run (--resume): these cases are not run again.
     resumed: Mapping[str, Outcome] = field(default_factory=dict)
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command the implementation is started with."""
+        return execute.implementation_argv(self.impl)
 
     @property
     def command(self) -> str:

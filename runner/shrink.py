@@ -47,7 +47,6 @@ from cardid_runner import draft, execute, options
 from cardid_runner.adapter import Hello, Launcher
 from cardid_runner.draft import DraftError, Metadata
 from cardid_runner.execute import CaseRunner
-from cardid_runner.process import split_command
 
 SAME_WAY = """\
 "the same way": a failed case fails with the same rule at its first difference (the rule its
@@ -408,7 +407,7 @@ def main(args: argparse.Namespace) -> int:
     if args.new_id is None and len(new_id) > draft.CASE_ID_MAX:
         raise UsageError(f"{new_id} is longer than a case ID may be ({draft.CASE_ID_MAX})", hint="pass --id NEW_ID")
     path = draft.target(new_id, args.out, case.path.parent)
-    argv = tuple(split_command(args.impl))
+    argv = execute.implementation_argv(args.impl)
     opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier, isolate=args.isolate)
     print(escape.visible(f"shrink: running {case.id} against {args.impl}"), flush=True)
     try:

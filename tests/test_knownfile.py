@@ -39,7 +39,7 @@ def _report(tmp_path: Path, spec: Spec, outcomes: list[Outcome]) -> Path:
     """A report as `cardid run --report-json` writes it (runner/run.py conclude)."""
     corpus = load_corpus([p for p in case_files(ROOT / "cases") if p.stem in IDS], spec)
     path = tmp_path / "report.json"
-    the_run = Run(impl="./my-adapter", argv=("./my-adapter",), spec=spec, corpus=corpus,
+    the_run = Run(impl="./my-adapter", spec=spec, corpus=corpus,
                   outputs=Outputs(report_json=path))
     conclude(the_run, outcomes, selected=len(outcomes), hello=None, mode="persistent")
     return path
