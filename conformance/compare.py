@@ -9,6 +9,7 @@ from typing import Any
 
 from cardid_conformance.cardtable import CardEntry, normalize_name, normalize_printing
 from cardid_conformance.cases import Case, ReaderExpectation, WriterExpectation
+from cardid_conformance.spec import family_of
 
 #: Rule families about instance identity: a case's hint from these may name an ID divergence.
 _IDENTITY_FAMILIES = ("ID", "LIB", "HID", "TOK", "SRC", "VIS")
@@ -251,7 +252,7 @@ def _divergence(case: Case, index: int, what: str, derived: str) -> Difference:
     expectation = case.expectation
     assert isinstance(expectation, WriterExpectation)
     hint = expectation.rule_hints[index]
-    rule = hint if hint and hint.split("-", 1)[0] in _IDENTITY_FAMILIES else derived
+    rule = hint if hint and family_of(hint) in _IDENTITY_FAMILIES else derived
     return Difference(
         rule=rule,
         message=f"observation #{index} ({describe(case.observations[index])}): {what}",
@@ -269,7 +270,7 @@ def _window(observations: Sequence[Mapping[str, Any]], index: int) -> tuple[str,
 
 def _case_rule(case: Case, families: Sequence[str]) -> str | None:
     for rule_id in case.rules:
-        if rule_id.split("-", 1)[0] in families:
+        if family_of(rule_id) in families:
             return rule_id
     return None
 

@@ -136,7 +136,7 @@ def summary_lines(
             continue
         level = failure_level(outcome)
         word = {None: status(outcome), Level.MUST: "failing", Level.SHOULD: "warning"}.get(level, "other")
-        for key in sorted({(rule.split("-", 1)[0], spec.rule(rule).level.name) for rule in case.rules}):
+        for key in sorted({(spec.rule(rule).family, spec.rule(rule).level.name) for rule in case.rules}):
             table[key][word] += 1
             table[key]["total"] += 1
     if table:

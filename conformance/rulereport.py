@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardid_conformance.spec import Level, Spec
+from cardid_conformance.spec import Level, Spec, family_of
 
 #: The columns of the family matrix, in order, and the words the HTML report heads them with.
 FAMILY_COLUMNS: Mapping[str, str] = {
@@ -124,11 +124,6 @@ def rule_results(results: Sequence[Mapping[str, Any]], spec: Spec) -> list[RuleR
             )
         )
     return out
-
-
-def family_of(rule_id: str) -> str:
-    """The family of a rule ID (ID-3 -> ID)."""
-    return rule_id.split("-", 1)[0]
 
 
 def family_matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> dict[str, dict[str, int]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
-from cardid_conformance.spec import Spec
+from cardid_conformance.spec import Spec, family_of
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,7 +55,7 @@ def _any(values: Sequence[str], test: object) -> bool:
 
 def _rule_matches(wanted: str, cited: str) -> bool:
     """`ID-3` matches itself; a family such as `LIB` matches every LIB rule."""
-    return cited == wanted or ("-" not in wanted and cited.split("-", 1)[0] == wanted)
+    return cited == wanted or ("-" not in wanted and family_of(cited) == wanted)
 
 
 def _cr_matches(wanted: str, cited: str) -> bool:

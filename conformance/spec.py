@@ -20,6 +20,11 @@ class Level(IntEnum):
     MUST = 3
 
 
+def family_of(rule_id: str) -> str:
+    """The family of a rule ID: the part before the dash (ID-3 -> ID)."""
+    return rule_id.split("-", 1)[0]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Rule:
     """One numbered normative rule of the spec."""
@@ -33,7 +38,7 @@ class Rule:
     @property
     def family(self) -> str:
         """The rule family: the part of the ID before the dash (ID-3 -> ID)."""
-        return self.id.split("-", 1)[0]
+        return family_of(self.id)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
