@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.metadata
 import json
 import os
 import platform
@@ -18,9 +17,8 @@ import shlex
 import signal
 import sys
 from pathlib import Path
-from typing import TextIO
 
-from cardid_conformance import certificate, escape, report, suite
+from cardid_conformance import certificate, report, suite
 from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.files import describe, read_bounded
@@ -32,6 +30,8 @@ from cardid_runner import options
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.progress import Progress
 from cardid_runner.run import Run, perform
+from cardid_runner.stop import SIGNALS
+from cardid_runner.terminal import Exit, say, show_result
 
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 
@@ -114,12 +114,6 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     verify.set_defaults(handler=run_verify)
 
 
-def _say(text: str, stream: TextIO | None = None) -> None:
-    """Print text that may come from an implementation or a bundle, each line escaped."""
-    for line in text.split("\n"):
-        print(escape.visible(line), file=stream or sys.stdout)
-
-
 def _check_out(out: Path, force: bool) -> None:
     """DIR is new or empty, or --force says its bundle files may be replaced."""
     if not out.exists() or force:
@@ -137,24 +131,17 @@ def _check_out(out: Path, force: bool) -> None:
 
 
 def _environment() -> dict[str, str]:
-    try:
-        version = importlib.metadata.version("cardid-conformance")
-    except importlib.metadata.PackageNotFoundError:
-        version = "unknown"
     now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),
-        "cardid": version,
+        "cardid": suite.version(),
         "created": now.strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
 
 
 def run_certify(args: argparse.Namespace) -> int:
     """`cardid certify`: run the whole corpus, print the result, write the bundle."""
-    from cardid_runner import cli  # cli imports this module to register it
-    from cardid_runner.cli import _SIGNALS, Exit
-
     out: Path = args.out
     _check_out(out, args.force)
     spec = load_spec()
@@ -176,21 +163,21 @@ def run_certify(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         known_failures=known,
     )
-    with _SIGNALS:  # from the first case to the last file written
+    with SIGNALS:  # from the first case to the last file written
         progress = Progress(len(the_run.selected()))
         try:
             result = perform(the_run, progress=progress)
         finally:
             progress.close()
         if result.interrupted:
-            _say(
+            say(
                 f"interrupted: {result.finished} of {result.selected} cases finished; no "
                 "certificate written (a certificate is for the whole suite)",
                 sys.stderr,
             )
-            return 128 + (_SIGNALS.first or signal.SIGINT)
+            return 128 + (SIGNALS.first or signal.SIGINT)
         # Shown as `cardid run` shows it; the exit code is its, unless the bundle is not written.
-        code = cli._print_result(argparse.Namespace(quiet=args.quiet, report_json=None), the_run, result)
+        code = show_result(the_run, result, quiet=args.quiet, report_json=None)
         cases_by_id = {case.id: case for case in corpus.cases}
         data = report.to_json(result.outcomes, cases_by_id, result.info, spec)
         environment = _environment()
@@ -215,11 +202,11 @@ def run_certify(args: argparse.Namespace) -> int:
         )
         problem = _write_bundle(out, bundle, report.to_json_text(sealed).encode())
     if problem is not None:
-        _say(f"error: {problem}", sys.stderr)
-        _say(f"certify: the bundle in {out} is incomplete and has no {certificate.CERTIFICATE}", sys.stderr)
+        say(f"error: {problem}", sys.stderr)
+        say(f"certify: the bundle in {out} is incomplete and has no {certificate.CERTIFICATE}", sys.stderr)
         return Exit.USAGE
-    _say(f"bundle written to {out}/: {certificate.CERTIFICATE}, {', '.join(bundle)}")
-    _say(f"check it with: cardid verify-certificate {shlex.quote(str(out))}")
+    say(f"bundle written to {out}/: {certificate.CERTIFICATE}, {', '.join(bundle)}")
+    say(f"check it with: cardid verify-certificate {shlex.quote(str(out))}")
     return code
 
 
@@ -245,7 +232,6 @@ def _write_bundle(out: Path, bundle: dict[str, bytes], sealed: bytes) -> str | N
 
 def run_verify(args: argparse.Namespace) -> int:
     """`cardid verify-certificate DIR`: one line per check, exit 0 only if all match."""
-    from cardid_runner.cli import Exit  # cli imports this module to register it
 
     bundle: Path = args.dir
     checked = certificate.verify(bundle, suite.ROOT)
@@ -255,19 +241,19 @@ def run_verify(args: argparse.Namespace) -> int:
         who = " ".join(str(part) for part in (impl["name"] or impl["command"], impl["version"]) if part)
         suite_made = made["suite"]
         commit = f", commit {suite_made['commit']}" if suite_made.get("commit") else ""
-        _say(f"certificate of {who}, created {made['environment']['created']}")
-        _say(f"  verdict: {made['verdict']['text']}")
-        _say(
+        say(f"certificate of {who}, created {made['environment']['created']}")
+        say(f"  verdict: {made['verdict']['text']}")
+        say(
             f"  made from: card-identity spec {suite_made['spec_version']}, suite "
             f"{suite_made.get('version') or 'version unknown'}{commit}"
         )
     bad = [finding for finding in checked.findings if not finding.ok]
     for finding in checked.findings:
-        _say(f"{'ok     ' if finding.ok else 'DIFFERS'}  {finding.text}")
+        say(f"{'ok     ' if finding.ok else 'DIFFERS'}  {finding.text}")
     if bad:
-        _say(f"verify-certificate: {bundle} does NOT verify: {len(bad)} problem(s) above")
+        say(f"verify-certificate: {bundle} does NOT verify: {len(bad)} problem(s) above")
         return Exit.FAILED
-    _say(
+    say(
         f"verify-certificate: {bundle} is untouched and was made from this suite's files "
         "(an integrity check, not proof of who made it: see --help)"
     )

@@ -14,20 +14,13 @@ Exit codes (documented in README.md):
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
-import io
-import os
-import shlex
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from enum import IntEnum
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn, Self, TextIO, cast
+from typing import Any, NoReturn
 
-from cardid_conformance import console, escape, suite
+from cardid_conformance import escape, suite
 from cardid_conformance.cases import Corpus, case_files, load_corpus
 from cardid_conformance.errors import CardidError, SuiteError, UsageError
 from cardid_conformance.known import load_known_failures
@@ -37,18 +30,9 @@ from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
 from cardid_runner import certify, doctor, knownfile, newcase, options, rules, shrink
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
-from cardid_runner.run import Outputs, Result, Run, perform
-from cardid_runner.stop import STOP
-
-
-class Exit(IntEnum):
-    """The documented exit codes."""
-
-    OK = 0
-    FAILED = 1
-    USAGE = 2
-    SUITE = 3
-    INTERRUPTED = 130
+from cardid_runner.run import Outputs, Run, perform
+from cardid_runner.stop import SIGNALS
+from cardid_runner.terminal import Exit, emit, reader_may_leave, say, show_result
 
 
 class _Parser(argparse.ArgumentParser):
@@ -205,7 +189,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cardid` and `python -m cardid_runner`."""
-    with _output():
+    with reader_may_leave():
         return _main(argv)
 
 
@@ -226,88 +210,23 @@ def _main(argv: Sequence[str] | None) -> int:
             case "doctor":
                 return doctor.main(args)
             case "run":
-                with _SIGNALS:  # from loading to the last report written
+                with SIGNALS:  # from loading to the last report written
                     return _run(args)
             case _:  # each other command's module set its handler (set_defaults)
                 return int(args.handler(args))
     except _VersionAsked:
-        _emit(_version_line())
+        emit(_version_line())
         return Exit.OK
     except KeyboardInterrupt:
-        _say("interrupted", sys.stderr)
+        say("interrupted", sys.stderr)
         return Exit.INTERRUPTED
     except SuiteError as exc:
-        _say(exc.render(), sys.stderr)
+        say(exc.render(), sys.stderr)
         return Exit.SUITE
     except CardidError as exc:
-        _say(exc.render(), sys.stderr)
+        say(exc.render(), sys.stderr)
         return Exit.USAGE
     return Exit.USAGE
-
-
-def _say(text: str, stream: TextIO | None = None) -> None:
-    """Print lines whose text may come from an implementation or a case file: each line
-    `escape.visible`, so none can repaint the terminal, forge a line or fail to encode."""
-    for line in text.split("\n"):
-        _emit(escape.visible(line), stream)
-
-
-def _emit(line: str, stream: TextIO | None = None) -> None:
-    """Print one line (already escaped)."""
-    print(line, file=stream or sys.stdout)
-
-
-class _ReaderMayLeave:
-    """Standard output for the length of a command, whose reader may go away (`cardid run |
-    head`, `cardid rules | head`): from then on what is written is dropped, and the command
-    goes on to its end (its reports written) and exits with its own status, as it would have.
-    Every command prints through it, whichever module it is in."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
-        self._gone = False
-
-    def write(self, text: str) -> int:
-        if not self._gone:
-            try:
-                return self._stream.write(text)
-            except BrokenPipeError:
-                self._leave()
-        return len(text)
-
-    def flush(self) -> None:
-        if not self._gone:
-            try:
-                self._stream.flush()
-            except BrokenPipeError:
-                self._leave()
-
-    def _leave(self) -> None:
-        """Point the stream at /dev/null, so that neither a later write nor the flush at
-        exit fails again."""
-        self._gone = True
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, self._stream.fileno())
-        except (OSError, ValueError, io.UnsupportedOperation):
-            pass
-        finally:
-            os.close(devnull)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._stream, name)
-
-
-@contextlib.contextmanager
-def _output() -> Iterator[None]:
-    real = sys.stdout
-    sys.stdout = cast(TextIO, _ReaderMayLeave(real))
-    try:
-        yield
-    finally:
-        with contextlib.suppress(BrokenPipeError):
-            sys.stdout.flush()
-        sys.stdout = real
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:
@@ -339,7 +258,7 @@ def _lint(args: argparse.Namespace) -> int:
         coverage=args.cases.resolve() == suite.CASES_DIR.resolve(),
     )
     for problem in problems:
-        _say(f"{problem}", sys.stderr)
+        say(f"{problem}", sys.stderr)
     checked = ["schemas", "rule IDs", "unique IDs"]
     checked += ["CR numbers"] if cr_numbers else []
     checked += ["card facts"] if args.cards else []
@@ -347,9 +266,9 @@ def _lint(args: argparse.Namespace) -> int:
     unchecked += [] if args.cards else ["card facts (no --cards)"]
     skipped = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
     if problems:
-        _emit(f"lint: {len(problems)} problem(s) in {len(corpus.cases) + len(corpus.bugs)} case files", sys.stderr)
+        emit(f"lint: {len(problems)} problem(s) in {len(corpus.cases) + len(corpus.bugs)} case files", sys.stderr)
         return Exit.FAILED
-    _emit(f"lint: {len(corpus.cases)} cases clean ({', '.join(checked)} checked{skipped})")
+    emit(f"lint: {len(corpus.cases)} cases clean ({', '.join(checked)} checked{skipped})")
     return Exit.OK
 
 
@@ -357,10 +276,10 @@ def _list(args: argparse.Namespace) -> int:
     spec = load_spec()
     corpus = _corpus(args, spec)
     for bug in corpus.bugs:
-        _say(f"BUG IN CASE: {bug.message}", sys.stderr)
+        say(f"BUG IN CASE: {bug.message}", sys.stderr)
     for case in _selection(args, spec).apply(corpus.cases):
         fields = (case.id, case.role, case.level.name, ",".join(case.rules), case.description)
-        _emit("\t".join(escape.visible(field) for field in fields))
+        emit("\t".join(escape.visible(field) for field in fields))
     return Exit.FAILED if corpus.bugs else Exit.OK
 
 
@@ -391,7 +310,7 @@ def _run(args: argparse.Namespace) -> int:
         earlier = resume(args.resume, the_run.command, spec, the_run.selected())
         the_run = dataclasses.replace(the_run, resumed=earlier.outcomes)
         if earlier.changed:
-            _say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
+            say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
                  f"so they run again: {', '.join(earlier.changed)}")
     selected = the_run.selected()
     progress = Progress(len([case for case in selected if case.id not in the_run.resumed]))
@@ -399,44 +318,7 @@ def _run(args: argparse.Namespace) -> int:
         result = perform(the_run, progress=progress)
     finally:
         progress.close()
-    return _print_result(args, the_run, result)
-
-
-def _print_result(args: argparse.Namespace, the_run: Run, result: Result) -> int:
-    """Show a Result as `cardid run` does, and give its exit code."""
-    if result.fallback_reason:
-        _say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
-    cases_by_id = {case.id: case for case in the_run.corpus.cases}
-    for line in console.identity_lines(result.info):
-        _emit(line)  # already escaped
-    for outcome in result.outcomes:
-        rerun = result.info.rerun.get(outcome.case_id)
-        lines = console.failure_lines(
-            outcome, rerun, case=cases_by_id.get(outcome.case_id), spec=the_run.spec, verbose=not args.quiet
-        )
-        for line in lines:
-            _emit(line)  # already escaped
-    for problem in result.known_failure_problems:
-        _say(f"KNOWN-FAILURE FILE: {problem}")
-    for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):
-        _emit(line)
-    for message in result.unwritten:
-        _say(f"error: {message}", sys.stderr)
-    if result.interrupted:
-        report_failed = any(message.startswith("cannot write --report-json") for message in result.unwritten)
-        where = (
-            "; the partial report could not be written"
-            if report_failed
-            else f"; resume with --resume {shlex.quote(str(args.report_json))}"
-            if args.report_json
-            else "; pass --report-json next time to be able to resume"
-        )
-        _say(f"interrupted: {result.finished} of {result.selected} cases finished{where}", sys.stderr)
-    if result.unwritten:
-        return Exit.USAGE
-    if result.interrupted:
-        return 128 + (_SIGNALS.first or signal.SIGINT)
-    return Exit.OK if result.passed else Exit.FAILED
+    return show_result(the_run, result, quiet=args.quiet, report_json=args.report_json)
 
 
 #: Options whose destination is not their name: --expect names the known-failure file.
@@ -455,38 +337,3 @@ def _check_outputs(args: argparse.Namespace) -> None:
         if key in seen:
             raise UsageError(f"{seen[key]} and {option} both name {path}: give each its own path")
         seen[key] = option
-
-
-class _Signals:
-    """SIGINT, SIGTERM and SIGHUP during `cardid run`: the first one stops the run (STOP, seen
-    by every wait at once); it and any later one are only recorded, never raised, so that no
-    signal can cut the writing of the reports short. The run then exits 128 + the first
-    signal's number."""
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-
-    def __init__(self) -> None:
-        self.first: int | None = None
-        self._previous: dict[int, Any] = {}
-
-    def __enter__(self) -> Self:
-        self.first = None
-        STOP.clear()
-        if threading.current_thread() is threading.main_thread():
-            for signum in self.SIGNALS:
-                self._previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def _handle(self, signum: int, frame: object) -> None:
-        if self.first is None:
-            self.first = signum
-        STOP.set()
-
-    def __exit__(self, *exc: object) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-        self._previous.clear()
-        STOP.clear()
-
-
-_SIGNALS = _Signals()

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
+import threading
+from typing import Any, Self
 
 
 class StopFlag:
@@ -43,3 +46,39 @@ class StopFlag:
 
 #: The process's one stop flag.
 STOP = StopFlag()
+
+
+class Signals:
+    """SIGINT, SIGTERM and SIGHUP during a run (`cardid run`, `cardid certify`): the first one stops the run (STOP, seen
+    by every wait at once); it and any later one are only recorded, never raised, so that no
+    signal can cut the writing of the reports short. The run then exits 128 + the first
+    signal's number."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> Self:
+        self.first = None
+        STOP.clear()
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.first is None:
+            self.first = signum
+        STOP.set()
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+        self._previous.clear()
+        STOP.clear()
+
+
+#: The signal handling of `cardid run` and `cardid certify`.
+SIGNALS = Signals()

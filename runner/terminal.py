@@ -1,0 +1,134 @@
+"""What the `cardid` commands print, and how: the documented exit codes, lines that may hold
+an implementation's text, a run's Result shown with the exit code it gives (`cardid run`,
+`cardid certify`), and a standard output whose reader may go away."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import shlex
+import signal
+import sys
+from collections.abc import Iterator
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from cardid_conformance import console, escape
+from cardid_runner.run import Result, Run
+from cardid_runner.stop import SIGNALS
+
+
+class Exit(IntEnum):
+    """The documented exit codes."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    SUITE = 3
+    INTERRUPTED = 130
+
+
+def say(text: str, stream: TextIO | None = None) -> None:
+    """Print lines whose text may come from an implementation or a case file: each line
+    `escape.visible`, so none can repaint the terminal, forge a line or fail to encode."""
+    for line in text.split("\n"):
+        emit(escape.visible(line), stream)
+
+
+def emit(line: str, stream: TextIO | None = None) -> None:
+    """Print one line (already escaped)."""
+    print(line, file=stream or sys.stdout)
+
+
+def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path | None) -> int:
+    """Show a Result as `cardid run` does, and give its exit code (`report_json`: where the
+    partial report of an interrupted run went, to resume from)."""
+    if result.fallback_reason:
+        say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
+    cases_by_id = {case.id: case for case in the_run.corpus.cases}
+    for line in console.identity_lines(result.info):
+        emit(line)  # already escaped
+    for outcome in result.outcomes:
+        rerun = result.info.rerun.get(outcome.case_id)
+        lines = console.failure_lines(
+            outcome, rerun, case=cases_by_id.get(outcome.case_id), spec=the_run.spec, verbose=not quiet
+        )
+        for line in lines:
+            emit(line)  # already escaped
+    for problem in result.known_failure_problems:
+        say(f"KNOWN-FAILURE FILE: {problem}")
+    for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):
+        emit(line)
+    for message in result.unwritten:
+        say(f"error: {message}", sys.stderr)
+    if result.interrupted:
+        report_failed = any(message.startswith("cannot write --report-json") for message in result.unwritten)
+        where = (
+            "; the partial report could not be written"
+            if report_failed
+            else f"; resume with --resume {shlex.quote(str(report_json))}"
+            if report_json
+            else "; pass --report-json next time to be able to resume"
+        )
+        say(f"interrupted: {result.finished} of {result.selected} cases finished{where}", sys.stderr)
+    if result.unwritten:
+        return Exit.USAGE
+    if result.interrupted:
+        return 128 + (SIGNALS.first or signal.SIGINT)
+    return Exit.OK if result.passed else Exit.FAILED
+
+
+class _ReaderMayLeave:
+    """Standard output for the length of a command, whose reader may go away (`cardid run |
+    head`, `cardid rules | head`): from then on what is written is dropped, and the command
+    goes on to its end (its reports written) and exits with its own status, as it would have.
+    Every command prints through it, whichever module it is in."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        """Point the stream at /dev/null, so that neither a later write nor the flush at
+        exit fails again."""
+        self._gone = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, self._stream.fileno())
+        except (OSError, ValueError, io.UnsupportedOperation):
+            pass
+        finally:
+            os.close(devnull)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def reader_may_leave() -> Iterator[None]:
+    """Standard output as _ReaderMayLeave, for the length of a command."""
+    real = sys.stdout
+    sys.stdout = cast(TextIO, _ReaderMayLeave(real))
+    try:
+        yield
+    finally:
+        with contextlib.suppress(BrokenPipeError):
+            sys.stdout.flush()
+        sys.stdout = real
