@@ -215,7 +215,9 @@ def _conclude(config: pytest.Config) -> Result | None:
     entries = {entry["case"]: entry for entry in config.stash.get(_RECORDED, [])}
     modes = {entry.pop("mode", "per-case") for entry in entries.values()}
     # Each entry names the handshake of the process that ran it (under xdist, a worker's).
-    hellos = {tuple(entry.pop("hello")) for entry in entries.values() if entry.get("hello")}
+    hellos = sorted(
+        {(h["name"], h["version"], tuple(h["roles"])) for e in entries.values() if (h := e.pop("hello", None))}
+    )
     recorded = report.outcomes_from_json({"results": list(entries.values())})
     order = [case.id for case in run.corpus.cases]
     # As in `cardid run`: a breach seen only late errs its case (this process's runner only;
@@ -230,12 +232,7 @@ def _conclude(config: pytest.Config) -> Result | None:
         for case_id in order
         if case_id in recorded
     ]
-    name_version_roles = next(iter(sorted(hellos)), None)
-    hello = (
-        Hello(name=name_version_roles[0], version=name_version_roles[1], roles=tuple(name_version_roles[2:]))
-        if name_version_roles is not None
-        else None
-    )
+    hello = Hello(name=hellos[0][0], version=hellos[0][1], roles=hellos[0][2]) if hellos else None
     return conclude(
         run,
         outcomes,
@@ -357,7 +354,7 @@ def _entry(
     entry: dict[str, Any] = json.loads(report.to_json_text(data))  # no enums: plain JSON values
     entry["mode"] = case_runner.mode
     if hello is not None:
-        entry["hello"] = [hello.name, hello.version, *hello.roles]
+        entry["hello"] = {"name": hello.name, "version": hello.version, "roles": list(hello.roles)}
     return entry
 
 
