@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import stat
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from cardid_conformance import cases
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.spec import Spec, load_spec
 
@@ -95,3 +97,32 @@ def make_case(write_case: Callable[..., Path], spec: Spec) -> Callable[..., Case
         return load_case(write_case(copy.deepcopy(data or WRITER_CASE)), spec)
 
     return make
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _case_files_parsed_once() -> Iterator[None]:
+    """Parse each case file once per test session, not once per in-process run.
+
+    About 70 tests run the CLI in this process, each loading the corpus again: some 570 loads,
+    about 15 s of a serial session. A loaded Case is kept under the file's path and exact bytes
+    and the rule index it was checked against, so an edited file, another path or another spec
+    is loaded afresh, by the real loader. Only regular files that loaded cleanly are kept: a
+    case bug, a FIFO or a symlink goes to the loader every time, as in production."""
+    real = cases.load_case
+    kept: dict[tuple[Path, bytes, str, frozenset[Any]], Case] = {}
+
+    def load_once(path: Path, spec: Spec) -> Case:
+        try:
+            content = path.read_bytes() if stat.S_ISREG(path.lstat().st_mode) else None
+        except OSError:
+            content = None
+        if content is None:
+            return real(path, spec)
+        key = (path, content, spec.version, frozenset(spec.rules.values()))
+        if key not in kept:
+            kept[key] = real(path, spec)
+        return kept[key]
+
+    cases.load_case = load_once  # type: ignore[assignment]
+    yield
+    cases.load_case = real  # type: ignore[assignment]
