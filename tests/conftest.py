@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import copy
+import os
+import shutil
 import stat
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +20,29 @@ from cardid_conformance.cases import Case, load_case
 from cardid_conformance.spec import Spec, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _cache_bytecode_out_of_the_tree() -> None:
+    """Where bytecode is not written (PYTHONDONTWRITEBYTECODE, set on some machines), each of the
+    session's few hundred Python processes (runners, adapters, pytest sessions) compiled the
+    project's modules and rewrote pytest's asserts again. Write the bytecode into pytest's own
+    cache folder instead (PYTHONPYCACHEPREFIX), so the source folders still get no __pycache__,
+    and later sessions reuse it; a temporary folder, removed at the end, if that is not writable."""
+    if not (sys.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")):
+        return
+    folder = ROOT / ".pytest_cache" / "bytecode"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        folder = Path(tempfile.mkdtemp(prefix="cardid-tests-bytecode-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
+    sys.pycache_prefix = str(folder)
+    sys.dont_write_bytecode = False
+
+
+_cache_bytecode_out_of_the_tree()
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.
 DATA = Path(__import__("os").environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
 

@@ -35,15 +35,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
     wheels = base / "wheels"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
+    # The build backend is the test environment's own (a test dependency): an isolated build
+    # would install it again, seconds, for the same wheel.
     built = subprocess.run(
-        [*pip, "wheel", "--no-deps", "-w", str(wheels), str(source)],
+        [*pip, "wheel", "--no-deps", "--no-build-isolation", "-w", str(wheels), str(source)],
         capture_output=True, text=True, check=False, timeout=600,
     )
     assert built.returncode == 0, built.stderr
     (wheel,) = wheels.glob("*.whl")
     target = base / "site"
     done = subprocess.run(
-        [*pip, "install", "--no-deps", "--target", str(target), str(wheel)],
+        [*pip, "install", "--no-deps", "--no-compile", "--target", str(target), str(wheel)],
         capture_output=True, text=True, check=False, timeout=600,
     )
     assert done.returncode == 0, done.stderr
@@ -93,8 +95,10 @@ def test_installed_cli_certifies_the_reference(installed: Path) -> None:
 
 
 def test_installed_pytest_plugin_collects_with_pyargs(installed: Path) -> None:
-    """`pytest --pyargs cardid_conformance` collects the installed corpus, one item per case."""
-    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "cardid_conformance")
+    """`pytest --pyargs cardid_conformance` collects the installed corpus, one item per case,
+    and runs them (two selected here: the CLI test above runs them all from the same install)."""
+    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "cardid_conformance",
+                "-k", "flicker-keeps-id or reader-unknown-name")
     count = len(list((ROOT / "cases").rglob("*.yaml")))
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"{count} passed" in done.stdout, done.stdout
+    assert f"2 passed, {count - 2} deselected" in done.stdout, done.stdout
