@@ -4,7 +4,6 @@ and every other case's result equals that of a clean run."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -51,14 +50,14 @@ def clean(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, str]
 TARGETED = [
     ("crash-mid-run", "", "errored", "crashes in a fresh process too|^exit status 3$"),
     ("partial-line-hang", "", "errored", "timed out"),
-    ("hang", "", "errored", "timed out after (1|0.5) s"),
-    ("just-past-timeout", "1.3", "errored", "timed out after (1|0.5) s"),
+    ("hang", "", "errored", "timed out after (0.3|0.5) s"),
+    ("just-past-timeout", "1.3", "errored", "timed out after (0.3|0.5) s"),
     ("split-writes", "", "passed", ""),
     ("answers-twice-later", "", "errored", "answered the same request twice"),
     ("huge-stdout", "", "errored", "16,777,216 bytes"),
     ("close-stdin", "", "passed", ""),
-    ("close-stdout-and-stay", "", "errored", "timed out after (1|0.5) s"),
-    ("blank-flood", "", "errored", "timed out after (1|0.5) s|16,777,216 bytes"),
+    ("close-stdout-and-stay", "", "errored", "timed out after (0.3|0.5) s"),
+    ("blank-flood", "", "errored", "timed out after (0.3|0.5) s|16,777,216 bytes"),
 ]
 #: Faults that wait out the target's limit, in persistent mode at least (no answer comes).
 WAITS = {"partial-line-hang", "hang", "just-past-timeout", "close-stdout-and-stay", "blank-flood"}
@@ -86,12 +85,14 @@ def test_targeted_fault_is_classified_and_contained(
     words: str, isolate: bool,
 ) -> None:
     """The faulty case gets the right status and message; all other cases match a clean run."""
-    # Persistent mode answers a healthy case in a millisecond: where the target waits out its
-    # limit, half a second per case is ample (the retry in a fresh process waits it out too).
+    # Where the target waits out its limit, the limit is short: persistent mode answers a healthy
+    # case in a millisecond, so 0.3 s per case is ample (0.9 s for the handshake; the retry in a
+    # fresh process waits it out too); a fresh fake per case answers within a tenth of a
+    # second, so 0.5 s is ample there.
     # The other faults wait for nothing and keep 1 s per case: a crash's retry must start a
     # fresh process and crash within the limit for the message expected here.
-    limit = [] if isolate or behaviour not in WAITS else ["--timeout-multiplier", "0.05"]
-    report = _run(tmp_path, behaviour, *(["--isolate"] if isolate else limit), arg=arg)
+    limit = ["--timeout-multiplier", "0.05" if isolate else "0.03"] if behaviour in WAITS else []
+    report = _run(tmp_path, behaviour, *(["--isolate"] if isolate else []), *limit, arg=arg)
     results = _by_case(report)
     expected = PER_CASE_DIFFERS.get(behaviour, status) if isolate else status
     got_status, message = results.pop(TARGET)
@@ -186,17 +187,14 @@ def test_huge_stdout_is_capped_in_bounded_memory(tmp_path: Path) -> None:
     assert peak_mib < 150
 
 
-def test_no_orphan_is_left_behind(tmp_path: Path) -> None:
+def test_no_orphan_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A child process the implementation spawns ends with the run (its whole process group)."""
     pid_file = tmp_path / "pids"
+    monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
     for isolate in ([], ["--isolate"]):
-        done = subprocess.run(
-            [sys.executable, "-m", "cardid_runner", "run", "--impl", f"{sys.executable} {FAKE} orphan-child",
-             "--case", TARGET, *isolate],
-            capture_output=True, text=True, check=False, timeout=120,
-            env={**os.environ, "FAKE_PID_FILE": str(pid_file)},
-        )
-        assert done.returncode == Exit.OK, done.stdout + done.stderr
+        code = main(["run", "--impl", f"{sys.executable} {FAKE} orphan-child", "--case", TARGET, "-q",
+                     *isolate])
+        assert code == Exit.OK
     # The fake records its own PID at start and each child's PID when it spawns it.
     pids = [int(line) for line in pid_file.read_text(encoding="utf-8").split()]
     assert len(pids) >= 4
