@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from cardid_conformance import cases
+from cardid_conformance import cases, suite, yamlfile
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.spec import Spec, load_spec
 
@@ -154,3 +154,24 @@ def _case_files_parsed_once() -> Iterator[None]:
     cases.load_case = load_once  # type: ignore[assignment]
     yield
     cases.load_case = real  # type: ignore[assignment]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _rule_index_parsed_once() -> Iterator[None]:
+    """Parse the suite's rule index once per test session, not once per in-process run (some
+    570 runs): its data is kept under its exact bytes, and only `load_spec` reads it, building
+    its own frozen values from that data. Every other file goes to the real loader."""
+    real = yamlfile.load
+    kept: dict[bytes, Any] = {}
+
+    def load(path: Path) -> Any:
+        if path != suite.RULES_INDEX:
+            return real(path)
+        content = path.read_bytes()
+        if content not in kept:
+            kept[content] = real(path)
+        return kept[content]
+
+    yamlfile.load = load  # type: ignore[assignment]
+    yield
+    yamlfile.load = real  # type: ignore[assignment]

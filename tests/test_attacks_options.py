@@ -156,6 +156,9 @@ def test_unwritable_report_folder_is_a_usage_error(tmp_path: Path, capsys: pytes
 
 # ----------------------------------------------------------------------- generated values
 
+#: One parser for all generated values: building it costs more than parsing with it.
+PARSER = cli._parser()
+
 
 @settings(max_examples=150, deadline=None)
 @given(text=st.one_of(st.text(max_size=12), st.floats().map(repr), st.integers().map(str),
@@ -164,7 +167,7 @@ def test_any_multiplier_text_is_a_sane_number_or_a_usage_error(text: str) -> Non
     """Whatever the text, the parsed multiplier is finite and within range, or the parser
     raises a UsageError of one line naming the option."""
     try:
-        args = cli._parser().parse_args(["run", f"--timeout-multiplier={text}"])
+        args = PARSER.parse_args(["run", f"--timeout-multiplier={text}"])
     except UsageError as exc:
         assert "argument --timeout-multiplier: takes a number from 0.01 to 1000" in exc.message
         assert "\n" not in exc.message.replace(text, "")
@@ -178,7 +181,7 @@ def test_any_multiplier_text_is_a_sane_number_or_a_usage_error(text: str) -> Non
 def test_any_jobs_text_is_a_sane_count_or_a_usage_error(text: str) -> None:
     """-j parses to a whole number from 1 to 256, or is a usage error naming -j."""
     try:
-        args = cli._parser().parse_args(["run", f"--jobs={text}"])
+        args = PARSER.parse_args(["run", f"--jobs={text}"])
     except UsageError as exc:
         assert "argument -j/--jobs: takes 'auto' or a whole number from 1 to 256" in exc.message
     else:
