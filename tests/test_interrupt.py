@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from cardid_conformance import schemas
-from cardid_runner.cli import Exit
+from cardid_runner.cli import Exit, main
 
 from tests.test_faults import _running
 
@@ -74,16 +74,12 @@ def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
     assert full["summary"]["total"] == full["summary"]["passed"]
 
 
-def test_resume_refuses_a_report_of_another_implementation(tmp_path: Path) -> None:
+def test_resume_refuses_a_report_of_another_implementation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Resuming from a run of another command is a usage error, not a silent mix."""
     partial = tmp_path / "p.json"
-    subprocess.run(
-        [sys.executable, "-m", "cardid_runner", "run", "--case", "reader-unknown-name", "--report-json", str(partial)],
-        check=True, capture_output=True,
-    )
-    done = subprocess.run(
-        [sys.executable, "-m", "cardid_runner", "run", "--impl", COMMAND, "--resume", str(partial)],
-        capture_output=True, text=True, check=False,
-    )
-    assert done.returncode == Exit.USAGE
-    assert "is a run of 'cardid reference'" in done.stderr
+    assert main(["run", "--case", "reader-unknown-name", "--report-json", str(partial), "-q"]) == Exit.OK
+    capsys.readouterr()
+    assert main(["run", "--impl", COMMAND, "--resume", str(partial)]) == Exit.USAGE
+    assert "is a run of 'cardid reference'" in capsys.readouterr().err
