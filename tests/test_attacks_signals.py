@@ -19,7 +19,7 @@ import pytest
 from cardid_conformance import report as report_module
 from cardid_conformance import schemas
 from cardid_conformance.answer import Crashed
-from cardid_runner import execute
+from cardid_runner import execute, process
 from cardid_runner.adapter import PerCase, Persistent, Request
 from cardid_runner.cli import Exit, main
 from cardid_runner.process import DIR_PREFIX
@@ -57,6 +57,9 @@ def test_setsid_grandchild_does_not_outlive_the_run(
     ended with its implementation process."""
     pid_file = tmp_path / "pids"
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
+    # The grandchild holds the output pipe: output is read on for _AFTER_EXIT after the exit,
+    # a wait this claim is not about.
+    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
     code = main(["run", "--impl", f"{sys.executable} {FAKE} setsid-grandchild", "--case", TARGET,
                  *(["--isolate"] if isolate else [])])
     assert code == Exit.OK

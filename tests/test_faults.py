@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_runner import idle
+from cardid_runner import idle, process
 from cardid_runner.cli import Exit, main
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
@@ -194,6 +194,9 @@ def test_no_orphan_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """A child process the implementation spawns ends with the run (its whole process group)."""
     pid_file = tmp_path / "pids"
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
+    # The child holds the output pipe: output is read on for _AFTER_EXIT after the exit, a
+    # wait this claim is not about.
+    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
     for isolate in ([], ["--isolate"]):
         code = main(["run", "--impl", f"{sys.executable} {FAKE} orphan-child", "--case", TARGET, "-q",
                      *isolate])
