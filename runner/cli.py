@@ -39,6 +39,16 @@ class _Parser(argparse.ArgumentParser):
     """A parser whose errors are UsageErrors: one line, exit 2, returned by `main` (not raised
     as SystemExit), like every other usage error."""
 
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        # Python 3.11's argparse drops a `--` given as an option's value (`--jobs=--`) and
+        # leaves the option an empty list, which no type function has seen: take the value as
+        # written, so that it is checked like any other.
+        if action.nargs is None and action.option_strings and arg_strings == ["--"]:
+            value = self._get_value(action, "--")
+            self._check_value(action, value)
+            return value
+        return super()._get_values(action, arg_strings)
+
     def error(self, message: str) -> NoReturn:
         if message.endswith(": expected one argument"):
             message += " (write a value that starts with '-' as --option=VALUE)"

@@ -12,6 +12,7 @@ and report.
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import errno
 import functools
@@ -112,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
     per case (under xdist the controller checks them before a worker starts)."""
     config.addinivalue_line("markers", "cardid_rule(id): the spec rules a conformance case cites")
     try:
+        _check_dropped_dash_dash(config)
         command = config.getoption("--impl", None)
         if command:
             argv = split_command(command)
@@ -126,6 +128,32 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_RECORDED] = []
     if not _is_xdist_worker(config):
         config.pluginmanager.register(_Recorder(config.stash[_RECORDED]), "cardid-recorder")
+
+
+#: The plugin's options that take one value: the option, its dest, the check of its value.
+_ONE_VALUE = (
+    ("--impl", "impl", options.command),
+    ("--cardid-cases", "cardid_cases", options.case_source),
+    ("--timeout-multiplier", "timeout_multiplier", options.multiplier),
+    ("--expect", "cardid_known_failures", options.input_file),
+    ("--cardid-report-json", "cardid_report_json", options.output_file),
+)
+
+
+def _check_dropped_dash_dash(config: pytest.Config) -> None:
+    """Python 3.11's argparse, pytest's too, drops a `--` given as an option's value
+    (`--impl=--`, `--rule=--`) and leaves an empty list in its place, which its check never
+    saw: take `--`, the value written, and check it, as `cardid run` does."""
+    for option, dest, check in _ONE_VALUE:
+        if config.getoption(dest, None) == []:
+            try:
+                setattr(config.option, dest, check("--"))
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"argument {option}: {exc}") from None
+    rules = config.getoption("cardid_rules", [])
+    config.option.cardid_rules = ["--" if rule == [] else rule for rule in rules]
+    if [] in config.getoption("cardid_levels", []):
+        raise UsageError("argument --level: invalid choice: '--' (choose from 'MUST', 'SHOULD', 'MAY')")
 
 
 _KNOWN = pytest.StashKey[KnownFailures]()

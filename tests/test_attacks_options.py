@@ -14,7 +14,7 @@ import pytest
 from cardid_conformance.errors import UsageError
 from cardid_runner import cli, options
 from cardid_runner.cli import Exit, main
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
@@ -178,6 +178,7 @@ def test_any_multiplier_text_is_a_sane_number_or_a_usage_error(text: str) -> Non
 
 @settings(max_examples=100, deadline=None)
 @given(text=st.one_of(st.text(max_size=8), st.integers().map(str)))
+@example(text="--")  # argparse drops it; found by this test
 def test_any_jobs_text_is_a_sane_count_or_a_usage_error(text: str) -> None:
     """-j parses to a whole number from 1 to 256, or is a usage error naming -j."""
     try:
@@ -235,11 +236,35 @@ def test_file_options_refuse_what_is_not_a_regular_file_without_waiting(
 
 
 @pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("-j", "argument -j/--jobs: takes 'auto' or a whole number from 1 to 256, not '--'"),
+        ("--timeout-multiplier", "argument --timeout-multiplier: takes a number from 0.01 to 1000, not '--'"),
+        ("--rule", "argument --rule: unknown rule '--'"),
+        ("--level", "argument --level: invalid choice: '--'"),
+        ("--cases", "argument --cases: takes a case directory or file: --: No such file or directory"),
+    ],
+)
+def test_a_dash_dash_value_is_checked_like_any_other(
+    option: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--jobs=--`: Python 3.11's argparse drops the `--` and leaves an empty list, on which the
+    run crashed; the value is the `--` written, refused with the option's own message."""
+    assert main(["run", f"{option}=--"]) == Exit.USAGE
+    assert message in _one_usage_line(capsys)
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["--timeout-multiplier", "nan"], "argument --timeout-multiplier: takes a number from 0.01 to 1000, not 'nan'"),
         (["--impl", ""], "argument --impl: takes an implementation command: the implementation command is empty"),
         (["--cardid-cases", "/dev/null"], "argument --cardid-cases: takes a case directory or file: /dev/null is a character device"),
+        # pytest's argparse drops a `--` value too (see the CLI's test above)
+        (["--timeout-multiplier=--"], "argument --timeout-multiplier: takes a number from 0.01 to 1000, not '--'"),
+        (["--cardid-cases=--"], "argument --cardid-cases: takes a case directory or file: --: No such file or directory"),
+        (["--rule=--"], "argument --rule: unknown rule '--'"),
+        (["--level=--"], "argument --level: invalid choice: '--' (choose from 'MUST', 'SHOULD', 'MAY')"),
     ],
 )
 def test_pytest_plugin_checks_its_options_too(pytester: pytest.Pytester, argv: list[str], message: str) -> None:
