@@ -9,7 +9,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Sequence
 from html.parser import HTMLParser
 from pathlib import Path
@@ -539,7 +538,6 @@ def test_chromium_renders_the_page(
     script element came of the hostile text."""
     path = tmp_path / "report.html"
     path.write_text(hostile_page, encoding="utf-8")
-    began = time.monotonic()
     proc = subprocess.run(
         [str(_CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
          "--disable-extensions", "--disable-dev-shm-usage", f"--user-data-dir={tmp_path / 'profile'}",
@@ -552,7 +550,6 @@ def test_chromium_renders_the_page(
     failed = next(r["case"] for r in hostile_report["results"] if r["status"] == "failed")
     assert failed in dom.h3
     assert "script" not in {tag for tag, _ in dom.tags}
-    assert time.monotonic() - began < 20
 
 
 def test_certificate_schema_is_one_of_the_suites_schemas() -> None:

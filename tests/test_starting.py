@@ -162,7 +162,8 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
         cases(IDS), Options(argv=fake("reads-to-eof")), load_spec(),
         progress=lambda outcome: arrived.append(time.monotonic() - began),
     )
-    assert arrived[0] < 2.0, f"the first case was judged {arrived[0]:.1f} s after the start"
+    # Far below the 30 s allowance it would otherwise wait out (about 0.8 s here).
+    assert arrived[0] < 10.0, f"the first case was judged {arrived[0]:.1f} s after the start"
     assert execution.mode == "per-case" and execution.fallback_reason == idle.WAITING
     assert "a per-case adapter (it reads to end of input) is fine" in idle.WAITING
     assert [status(o) for o in execution.outcomes] == ["passed"] * len(IDS)
@@ -171,7 +172,7 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
 def test_a_persistent_adapter_that_does_not_flush_is_told_to() -> None:
     began = time.monotonic()
     reason = Persistent(fake("unflushed"), start_timeout=30.0).start()
-    assert time.monotonic() - began < 2.0
+    assert time.monotonic() - began < 10.0  # far below the 30 s allowance
     assert isinstance(reason, str) and "a persistent adapter must flush each line it writes" in reason
     assert "--isolate skips the handshake" in reason
 
