@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import json
 import re
@@ -1000,3 +1001,27 @@ def test_mutants_each_name_the_rule_they_break() -> None:
     for name, cls in MUTANTS.items():
         doc = (cls.__doc__ or "").strip()
         assert "\n" not in doc and re.search(r"\((?:[A-Z]+-\d+|E\d+)", doc), name
+
+
+@pytest.mark.parametrize("persistent", [False, True], ids=["per-case", "persistent"])
+def test_a_request_is_answered_with_the_cycle_collector_paused_and_it_comes_back(persistent: bool) -> None:
+    """The collector is off while a request is answered (its passes over a long game's objects
+    freed nothing and made answering grow faster than the game), and on again after each one."""
+    seen: list[bool] = []
+
+    def spy(request: dict[str, Any]) -> dict[str, Any]:
+        seen.append(gc.isenabled())
+        return write(request)
+
+    request = {"role": "writer", "perspective": "P1", "players": ["P1"],
+               "source": {"name": "arena", "hidden_tracking": True}, "cards": [], "observations": []}
+    if persistent:
+        lines = [{"cmd": "start", "protocol": 1}, {"cmd": "run", "seq": 1, "request": request},
+                 {"cmd": "run", "seq": 2, "request": request}]
+    else:
+        lines = [request]
+    stdin = io.BytesIO(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    assert gc.isenabled()
+    assert main(write=spy, stdin=stdin, stdout=io.BytesIO()) == 0
+    assert seen == [False] * (2 if persistent else 1)
+    assert gc.isenabled()
