@@ -44,8 +44,9 @@ def _cache_bytecode_out_of_the_tree() -> None:
 
 
 _cache_bytecode_out_of_the_tree()
+
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.
-DATA = Path(__import__("os").environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
+DATA = Path(os.environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
 
 #: A small writer case: a card drawn, cast, resolved, shuffled away, and another copy drawn.
 WRITER_CASE: dict[str, Any] = {
@@ -133,12 +134,12 @@ def _case_files_parsed_once() -> Iterator[None]:
     """Parse each case file's content once per test session, not once per in-process run.
 
     Many tests run the CLI or the plugin in this process, each loading the corpus again (or a
-    copy of it in a temporary folder): some 18,000 case loads in a serial session. A loaded Case is kept under the
-    file's exact bytes and the rule index it was checked against, so an edited file or another
-    spec is loaded afresh, by the real loader; a file with the same bytes elsewhere gets the
-    kept Case with its own path (the only thing in a Case that comes from the path). Only
-    regular files that loaded cleanly are kept: a case bug, a FIFO or a symlink goes to the
-    loader every time, as in production."""
+    copy of it in a temporary folder): some 18,000 case loads in a serial session. A loaded
+    Case is kept under the file's exact bytes and the rule index it was checked against, so an
+    edited file or another spec is loaded afresh, by the real loader; a file with the same
+    bytes elsewhere gets the kept Case with its own path (the only thing in a Case that comes
+    from the path). Only regular files that loaded cleanly are kept: a case bug, a FIFO or a
+    symlink goes to the loader every time, as in production."""
     real = cases.load_case
     kept: dict[tuple[bytes, str, frozenset[Any]], Case] = {}
 
@@ -163,7 +164,7 @@ def _case_files_parsed_once() -> Iterator[None]:
 @pytest.fixture(autouse=True, scope="session")
 def _rule_index_parsed_once() -> Iterator[None]:
     """Parse the suite's rule index once per test session, not once per in-process run (some
-    570 runs): its data is kept under its exact bytes, and only `load_spec` reads it, building
+    560 loads): its data is kept under its exact bytes, and only `load_spec` reads it, building
     its own frozen values from that data. Every other file goes to the real loader."""
     real = yamlfile.load
     kept: dict[bytes, Any] = {}
