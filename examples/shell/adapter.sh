@@ -20,26 +20,29 @@ parse() {
 #    only (never to end of input here). Declining makes the runner fall back to
 #    one process per case.
 IFS= read -r first || [ -n "$first" ] || { echo "adapter.sh: empty input" >&2; exit 2; }
-if printf '%s\n' "$first" | jq -e 'type == "object" and .cmd == "start"' >/dev/null 2>&1; then
-    echo '{"rejected": "per-case only"}'
-    exit 0
-fi
+case $first in
+*'"cmd"'*)  # only the start line has a "cmd" key (in a string it would be \"cmd\")
+    if printf '%s\n' "$first" | jq -e 'type == "object" and .cmd == "start"' >/dev/null 2>&1; then
+        echo '{"rejected": "per-case only"}'
+        exit 0
+    fi ;;
+esac
 
 # 2. Per-case mode (C-1): the request is that first line plus the rest of the input.
-request=$(printf '%s\n' "$first"; cat)
-
-# A request that is not a reader request is no card table to reject: report a failure.
-if ! printf '%s\n' "$request" | jq -e '.role == "reader" and (.text | type) == "string"' >/dev/null 2>&1; then
+#    Its text goes to a file, never through a shell variable (which cannot hold every
+#    byte); a request that is not a reader request is no card table to reject: a failure.
+text=$(mktemp) || exit 2
+errors=$(mktemp) || exit 2
+trap 'rm -f "$text" "$errors"' EXIT
+if ! { printf '%s\n' "$first"; cat; } |
+    jq -j 'if .role == "reader" and (.text | type) == "string" then .text else error("x") end' \
+        >"$text" 2>/dev/null; then
     echo "adapter.sh: not a reader request (this adapter serves the reader role only)" >&2
     exit 2
 fi
 
-# 3. Run the parser on the text: a pipe from jq, so the text never passes through
-#    a shell variable (which cannot hold every byte); its complaints go to a file.
-errors=$(mktemp) || exit 2
-trap 'rm -f "$errors"' EXIT
-
-entries=$(printf '%s\n' "$request" | jq -j '.text' | parse 2>"$errors")
+# 3. Run the parser on the text; its complaints go to a file.
+entries=$(parse <"$text" 2>"$errors")
 status=$?
 cat "$errors" >&2    # kept by the runner in the report's stderr tail
 
