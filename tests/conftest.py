@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import atexit
 import copy
 import dataclasses
 import os
-import shutil
 import stat
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,27 +20,18 @@ from cardid_conformance.spec import Spec, load_spec
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _cache_bytecode_out_of_the_tree() -> None:
+def _write_bytecode() -> None:
     """Where bytecode is not written (PYTHONDONTWRITEBYTECODE, set on some machines), each of the
     session's few hundred Python processes (runners, adapters, pytest sessions) compiled the
-    project's modules and rewrote pytest's asserts again. Write the bytecode into pytest's own
-    cache folder instead (PYTHONPYCACHEPREFIX), so the source folders still get no __pycache__,
-    and later sessions reuse it; a temporary folder, removed at the end, if that is not writable."""
-    if not (sys.dont_write_bytecode or os.environ.get("PYTHONDONTWRITEBYTECODE")):
-        return
-    folder = ROOT / ".pytest_cache" / "bytecode"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        folder = Path(tempfile.mkdtemp(prefix="cardid-tests-bytecode-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    project's modules and rewrote pytest's asserts again: write it, for this session and the
+    processes it starts, into the `__pycache__` folders git ignores. (A PYTHONPYCACHEPREFIX
+    folder instead made the first session of a fresh checkout 20 s slower: there, every
+    standard-library module is compiled again, its own bytecode not being looked for.)"""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-    os.environ["PYTHONPYCACHEPREFIX"] = str(folder)
-    sys.pycache_prefix = str(folder)
     sys.dont_write_bytecode = False
 
 
-_cache_bytecode_out_of_the_tree()
+_write_bytecode()
 
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.
 DATA = Path(os.environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
