@@ -16,6 +16,7 @@ import yaml
 from cardid_conformance import cases, suite, yamlfile
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.spec import Spec, load_spec
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +33,11 @@ def _write_bytecode() -> None:
 
 
 _write_bytecode()
+
+# Generated tests take hypothesis's default of 100 examples each (those whose examples are
+# slow set fewer); `HYPOTHESIS_PROFILE=thorough` runs 2,000 each, for a deeper search.
+settings.register_profile("thorough", max_examples=2000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.
 DATA = Path(os.environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))

@@ -147,7 +147,7 @@ def _outcomes(draw: st.DrawFn) -> list[Outcome]:
     ]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(outcomes=_outcomes(), name=ANY_TEXT)
 def test_every_report_format_escapes_any_text(outcomes: list[Outcome], name: str, spec: Spec) -> None:
     """Whatever the text (any code point, lone surrogates included) in messages, stderr, case

@@ -160,7 +160,7 @@ def test_unwritable_report_folder_is_a_usage_error(tmp_path: Path, capsys: pytes
 PARSER = cli._parser()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(text=st.one_of(st.text(max_size=12), st.floats().map(repr), st.integers().map(str),
                       st.from_regex(r"[-+]?[0-9]*\.?[0-9]*([eE][-+]?[0-9]{1,4})?", fullmatch=True)))
 def test_any_multiplier_text_is_a_sane_number_or_a_usage_error(text: str) -> None:
@@ -176,7 +176,7 @@ def test_any_multiplier_text_is_a_sane_number_or_a_usage_error(text: str) -> Non
         assert math.isfinite(value) and options.MULTIPLIERS[0] <= value <= options.MULTIPLIERS[1]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(deadline=None)
 @given(text=st.one_of(st.text(max_size=8), st.integers().map(str)))
 @example(text="--")  # argparse drops it; found by this test
 def test_any_jobs_text_is_a_sane_count_or_a_usage_error(text: str) -> None:

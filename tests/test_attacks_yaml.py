@@ -213,7 +213,7 @@ def _is_plain(value: Any) -> bool:
     return value is None or isinstance(value, str | bool | int | float)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=VALUES, style=st.sampled_from(["block", "flow", "nested", "key"]))
 def test_any_value_loads_as_plain_data_or_is_a_case_error(
     tmp_path: Path, spec: Spec, value: str, style: str

@@ -65,7 +65,7 @@ PLAIN = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(deadline=None)
 @given(data=PLAIN, flow=st.sampled_from([None, True, False]))
 def test_dumped_plain_data_loads_back_unchanged(
     data: Any, flow: bool | None, tmp_path_factory: pytest.TempPathFactory
@@ -167,7 +167,7 @@ JSONISH = st.recursive(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(JSONISH)
 def test_surrogate_check_equals_the_walk(value: Any) -> None:
     """One pass over the encoded request refuses exactly what the walk over every string refuses."""
@@ -182,7 +182,7 @@ def test_surrogate_check_equals_the_walk(value: Any) -> None:
     assert refused(_check_scalars) == refused(_walk_scalars)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(JSONISH, st.booleans(), st.booleans())
 def test_text_without_surrogate_escapes_holds_no_lone_surrogate(
     value: Any, ascii_only: bool, upper: bool
@@ -252,7 +252,7 @@ _LABELED = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(deadline=None)
 @given(_LABELED, st.lists(st.booleans(), min_size=12, max_size=12))
 def test_ids_match_exactly_when_they_are_a_renaming(
     pairs: list[tuple[str, str]], blanks: list[bool]
@@ -301,7 +301,7 @@ _ENTRIES = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=500, deadline=None)
+@settings(deadline=None)
 @given(_ENTRIES, _ENTRIES)
 def test_plain_entry_check_never_hides_a_difference(want: dict[str, Any], got: dict[str, Any]) -> None:
     """Where the plain check calls an entry right, the full comparison finds no difference; and
