@@ -18,7 +18,7 @@ from cardid_conformance.cases import Case, Corpus, case_files, load_corpus
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Failed, Outcome, Passed
 from cardid_conformance.spec import load_spec
-from cardid_reference.adapter import answer
+from cardid_reference.adapter import answer, no_surrogate_escape
 from cardid_reference.errors import RequestError
 from cardid_reference.reader import read as reference_read
 from cardid_reference.writer import write as reference_write
@@ -37,9 +37,18 @@ def corpus() -> Corpus:
     return load_corpus(case_files(ROOT / "cases"), load_spec())
 
 
+@cache
+def _request_lines() -> Mapping[str, tuple[bytes, bool]]:
+    """Each case's request as sent, and whether it surely holds no lone surrogate (as the
+    adapter decides it from the line it reads), by case ID."""
+    lines = {case.id: case.request_bytes() for case in corpus().cases}
+    return {case_id: (raw, no_surrogate_escape(raw)) for case_id, raw in lines.items()}
+
+
 def _answer(case: Case, write: Write, read: Read) -> Answer:
+    raw, scalars_known = _request_lines()[case.id]
     try:
-        result = answer(json.loads(case.request_bytes()), write=write, read=read)
+        result = answer(json.loads(raw), write=write, read=read, scalars_known=scalars_known)
     except RequestError as exc:
         return Rejected(message=str(exc))
     except ExitWithoutRejection:  # what the runner makes of exit status 1 with nothing on stdout
