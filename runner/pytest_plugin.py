@@ -21,7 +21,7 @@ import os
 import shlex
 import shutil
 import warnings
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,25 +39,36 @@ from cardid_runner.command import cannot_start
 from cardid_runner.process import split_command
 from cardid_runner.run import Outputs, Result, Run, conclude
 
+#: The plugin's options that take one value: the option, its dest, the check of its value and
+#: the rest of its declaration. pytest_addoption declares them from here, and
+#: _check_dropped_dash_dash checks them again from here.
+_ONE_VALUE: tuple[tuple[str, str, Callable[[str], Any], dict[str, Any]], ...] = (
+    ("--impl", "impl", options.command,
+     {"metavar": "COMMAND", "help": "implementation to certify (default: the reference)"}),
+    ("--cardid-cases", "cardid_cases", options.case_source,
+     {"metavar": "PATH", "default": None, "help": "case directory or file (default: the suite's cases/)"}),
+    ("--timeout-multiplier", "timeout_multiplier", options.multiplier,
+     {"metavar": "X", "default": 1.0,
+      "help": f"scale every time limit by X ({options.MULTIPLIERS[0]:g} to {options.MULTIPLIERS[1]:g})"}),
+    ("--expect", "cardid_known_failures", options.input_file,
+     {"metavar": "FILE", "default": None,
+      "help": "known-failure file for this implementation, as in `cardid run`"}),
+    ("--cardid-report-json", "cardid_report_json", options.output_file,
+     {"metavar": "PATH", "default": None,
+      "help": "write the JSON report of `cardid run --report-json` at the end of the session"}),
+)
+_LEVELS = ("MUST", "SHOULD", "MAY")
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    low, high = options.MULTIPLIERS
     group = parser.getgroup("cardid", "card-identity conformance")
-    group.addoption("--impl", metavar="COMMAND", type=options.command,
-                    help="implementation to certify (default: the reference)")
-    group.addoption("--cardid-cases", metavar="PATH", type=options.case_source, default=None,
-                    help="case directory or file (default: the suite's cases/)")
+    for option, dest, check, declared in _ONE_VALUE:
+        group.addoption(option, dest=dest, type=check, **declared)
     group.addoption("--isolate", action="store_true", help="one implementation process per case")
-    group.addoption("--timeout-multiplier", type=options.multiplier, default=1.0, metavar="X",
-                    help=f"scale every time limit by X ({low:g} to {high:g})")
-    group.addoption("--expect", dest="cardid_known_failures", metavar="FILE", type=options.input_file,
-                    default=None, help="known-failure file for this implementation, as in `cardid run`")
     group.addoption("--rule", dest="cardid_rules", action="append", default=[], metavar="RULE",
                     help="run only the cases citing this rule (ID-3) or family (LIB); repeatable")
     group.addoption("--level", dest="cardid_levels", action="append", default=[],
-                    choices=["MUST", "SHOULD", "MAY"], help="run only the cases of this level; repeatable")
-    group.addoption("--cardid-report-json", metavar="PATH", type=options.output_file, default=None,
-                    help="write the JSON report of `cardid run --report-json` at the end of the session")
+                    choices=_LEVELS, help="run only the cases of this level; repeatable")
 
 
 #: The `conformance` package's directory: `pytest conformance` in a checkout names it, and so
@@ -130,21 +141,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Recorder(config.stash[_RECORDED]), "cardid-recorder")
 
 
-#: The plugin's options that take one value: the option, its dest, the check of its value.
-_ONE_VALUE = (
-    ("--impl", "impl", options.command),
-    ("--cardid-cases", "cardid_cases", options.case_source),
-    ("--timeout-multiplier", "timeout_multiplier", options.multiplier),
-    ("--expect", "cardid_known_failures", options.input_file),
-    ("--cardid-report-json", "cardid_report_json", options.output_file),
-)
-
-
 def _check_dropped_dash_dash(config: pytest.Config) -> None:
     """Python 3.11's argparse, pytest's too, drops a `--` given as an option's value
     (`--impl=--`, `--rule=--`) and leaves an empty list in its place, which its check never
     saw: take `--`, the value written, and check it, as `cardid run` does."""
-    for option, dest, check in _ONE_VALUE:
+    for option, dest, check, _ in _ONE_VALUE:
         if config.getoption(dest, None) == []:
             try:
                 setattr(config.option, dest, check("--"))
@@ -153,7 +154,8 @@ def _check_dropped_dash_dash(config: pytest.Config) -> None:
     rules = config.getoption("cardid_rules", [])
     config.option.cardid_rules = ["--" if rule == [] else rule for rule in rules]
     if [] in config.getoption("cardid_levels", []):
-        raise UsageError("argument --level: invalid choice: '--' (choose from 'MUST', 'SHOULD', 'MAY')")
+        choices = ", ".join(map(repr, _LEVELS))
+        raise UsageError(f"argument --level: invalid choice: '--' (choose from {choices})")
 
 
 _KNOWN = pytest.StashKey[KnownFailures]()
