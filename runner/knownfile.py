@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -46,19 +45,18 @@ Each entry's reason is "{REASON}" until someone writes the real one.
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register `cardid known-failures`."""
-    parser = commands.add_parser(
+    parser = options.add_command(
+        commands,
         "known-failures",
         help="start a known-failure file from a run report's failures",
-        description=textwrap.fill(
+        description=(
             "Write a known-failure file (schema/expect.schema.json, for `cardid run "
             "--expect`) listing every case the report (from `cardid run --report-json`) failed, "
             "errored or listed as a known failure, each with a placeholder reason to replace and "
             "an expiry date. A rerun with --expect FILE then passes on exactly those failures. "
-            "An existing file is never replaced.",
-            width=88,
+            "An existing file is never replaced."
         ),
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("report", metavar="REPORT.json", type=options.input_file,
                         help="a report written by `cardid run --report-json`")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +39,11 @@ _MAX_BYTES = 64 * 1024 * 1024
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register `cardid new`."""
-    parser = commands.add_parser(
+    parser = options.add_command(
+        commands,
         "new",
         help="write a new case file from a template, or from a saved failure",
-        description=textwrap.fill(
+        description=(
             "Write cases/<role>/ID.yaml (or DIR/ID.yaml with --out) for a new case. "
             "From the template, the file holds the ID, a schema modeline for editors, and a "
             f"{PLACEHOLDER} placeholder in every value still to be written: `cardid lint` reports "
@@ -51,11 +51,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
             "that `cardid run --save-failures` wrote), the new case holds the saved request, the "
             "failed case's description, rules, CR numbers and level, and as its expectation the "
             "bundled reference's answer to that request, marked for review: a # REVIEW comment and "
-            "the needs-review tag, which `cardid lint` reports until someone has checked it.",
-            width=88,
+            "the needs-review tag, which `cardid lint` reports until someone has checked it."
         ),
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("id", metavar="ID", type=draft.case_id,
                         help="the new case's ID, which is also its file name and never changes")

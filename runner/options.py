@@ -12,6 +12,7 @@ import argparse
 import math
 import os
 import re
+import textwrap
 from pathlib import Path
 
 from cardid_conformance import files
@@ -167,6 +168,26 @@ def add_timeout_multiplier(parser: argparse.ArgumentParser) -> None:
     low, high = MULTIPLIERS
     parser.add_argument("--timeout-multiplier", type=multiplier, default=1.0, metavar="X",
                         help=f"scale every time limit by X ({low:g} to {high:g})")
+
+
+def add_command(
+    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    name: str,
+    *,
+    help: str,
+    description: str,
+    epilog: str,
+) -> argparse.ArgumentParser:
+    """Register one `cardid` subcommand: its description, one paragraph, filled to 88 columns,
+    and its epilog (examples, exit status) kept as written."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=help,
+        description=textwrap.fill(description, width=88),
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    return parser
 
 
 def add_implementation(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,18 +31,17 @@ are broken
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register `cardid rules`."""
-    parser = commands.add_parser(
+    parser = options.add_command(
+        commands,
         "rules",
         help="list the spec's rules, or show one with its text and the cases citing it",
-        description=textwrap.fill(
+        description=(
             "Without RULE, list every rule of the spec (spec/rules.yaml) on one line: "
             "ID, level, family and summary. With a rule ID (ID-3) or a family (LIB), show each "
             "such rule in full: its level, decision 0002 item, Comprehensive Rules numbers, its "
-            "text from the spec prose, and the cases that cite it (ID, role, file).",
-            width=88,
+            "text from the spec prose, and the cases that cite it (ID, role, file)."
         ),
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("rule", nargs="?", metavar="RULE", help="a rule ID (ID-3) or family (LIB)")
     parser.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR, metavar="DIR",

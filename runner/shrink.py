@@ -22,7 +22,6 @@ import argparse
 import math
 import re
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -77,21 +76,20 @@ broken
 
 def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     """Register `cardid shrink`."""
-    parser = commands.add_parser(
+    parser = options.add_command(
+        commands,
         "shrink",
         help="reduce a failing case to a smallest one that still fails the same way",
-        description=textwrap.fill(
+        description=(
             "Reduce CASE, which the implementation fails, to a smallest case that it "
             "still fails the same way, by delta debugging over the writer request's observations "
             "(then its card facts), or over the lines of a reader's card table text, and write it "
             "as a new case (ID <case>-shrunk unless --id says otherwise, beside CASE unless --out "
             "says otherwise). Each candidate must validate against the role's input schema and be "
             "taken by the bundled reference as CASE is (answered, or rejected for a case that "
-            "expects a rejection); its expectation is the reference's answer to it.",
-            width=88,
+            "expects a rejection); its expectation is the reference's answer to it."
         ),
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("case", metavar="CASE", help="a case ID (of --cases) or a case file")
     parser.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR, metavar="DIR",
