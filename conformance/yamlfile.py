@@ -49,10 +49,12 @@ _STR, _INT, _BOOL, _NULL, _FLOAT, _SEQ, _MAP, _TIMESTAMP = (
     f"tag:yaml.org,2002:{name}"
     for name in ("str", "int", "bool", "null", "float", "seq", "map", "timestamp")
 )
-#: The tags plain data is written with; any other is refused.
-_PLAIN_TAGS = frozenset({_STR, _INT, _BOOL, _NULL, _FLOAT, _SEQ, _MAP, _TIMESTAMP})
-#: The kind of node each plain tag is written on: a scalar, unless listed.
-_NODE_OF = {_SEQ: yaml.SequenceNode, _MAP: yaml.MappingNode}
+#: The tags plain data is written with (any other is refused), and the kind of node each is on.
+_NODE_OF: dict[str, type[yaml.Node]] = {
+    **dict.fromkeys((_STR, _INT, _BOOL, _NULL, _FLOAT, _TIMESTAMP), yaml.ScalarNode),
+    _SEQ: yaml.SequenceNode,
+    _MAP: yaml.MappingNode,
+}
 _PLAIN_DATA = "only plain data is read (strings, numbers, true/false, null, lists, mappings)"
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -122,14 +124,21 @@ class _StrictChecks:
             cls.add_constructor(tag, constructor)  # type: ignore[attr-defined]
 
     def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
-        if node in self.constructed_objects:  # type: ignore[attr-defined]
+        built: dict[yaml.Node, Any] = self.constructed_objects  # type: ignore[attr-defined]
+        if node in built:
             # Only an alias reaches an already-built node; refusing it also defuses alias bombs.
             raise _Refused("anchors and aliases are not allowed (the aliased value starts here)", node)
-        if node.tag not in _PLAIN_TAGS:
-            raise _Refused(f"the tag {_short_tag(node.tag)} is not allowed: {_PLAIN_DATA}", node)
-        if type(node) is not _NODE_OF.get(node.tag, yaml.ScalarNode):
+        kind = _NODE_OF.get(node.tag)
+        if type(node) is not kind:
+            if kind is None:
+                raise _Refused(f"the tag {_short_tag(node.tag)} is not allowed: {_PLAIN_DATA}", node)
             raise _Refused(f"the tag {_short_tag(node.tag)} does not fit {_snippet(node)}", node)
         try:
+            if kind is yaml.ScalarNode:
+                # Its constructor alone builds a scalar: PyYAML's bookkeeping for collections
+                # (recursion, generators) has nothing to do for one, and most nodes are scalars.
+                built[node] = value = self.yaml_constructors[node.tag](self, node)  # type: ignore[attr-defined]
+                return value
             return super().construct_object(node, deep=deep)  # type: ignore[misc]
         except (yaml.YAMLError, RecursionError):
             raise  # refusals carry their own line; deep nesting is reported as such
