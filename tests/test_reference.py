@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance.spec import load_spec
 from cardid_reference import __version__
 from cardid_reference.adapter import main
 from cardid_reference.errors import RequestError
@@ -914,6 +915,11 @@ def test_persistent_mode_as_a_process() -> None:
     )
     assert "\u00c6ther".encode() in done.stdout  # UTF-8, not \u escapes
     assert rejected["seq"] == "x" and set(rejected) == {"seq", "rejected"}
+
+
+def test_the_reference_is_versioned_as_the_spec_it_implements() -> None:
+    """Its handshake's version names the spec (was 1.0.0 under spec 1.1.0)."""
+    assert __version__ == load_spec().version
 
 
 @pytest.mark.parametrize(
