@@ -236,10 +236,15 @@ def _run_value(config: pytest.Config) -> Run:
     )
 
 
+def _makes_result(config: pytest.Config) -> bool:
+    """Whether the session makes a Result: --expect or --cardid-report-json asks for one. Only
+    then does each item build its result entry (a tenth of a clean session's time otherwise)."""
+    return _KNOWN in config.stash or config.getoption("--cardid-report-json") is not None
+
+
 def _conclude(config: pytest.Config) -> Result | None:
-    """The session's Result, made as `cardid run` makes it; None when neither --expect nor
-    --cardid-report-json asks for one."""
-    if _KNOWN not in config.stash and config.getoption("--cardid-report-json") is None:
+    """The session's Result, made as `cardid run` makes it; None unless `_makes_result`."""
+    if not _makes_result(config):
         return None
     run = _run_value(config)
     entries = {entry["case"]: entry for entry in config.stash.get(_RECORDED, [])}
@@ -332,7 +337,8 @@ class CaseItem(pytest.Item):
     def runtest(self) -> None:
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
-        self.result_entry = _entry(outcome, self.case, case_runner, self.config.stash.get(_HELLO, None))
+        if _makes_result(self.config):
+            self.result_entry = _entry(outcome, self.case, case_runner, self.config.stash.get(_HELLO, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
         if listed is not None and isinstance(outcome, Failed | Errored):
