@@ -917,6 +917,22 @@ class ReaderLfOnly(CardTableReader):
         return enumerate(text.split("\n"), start=1)
 
 
+@mutant("reader-strips-bom")
+class ReaderStripsBom(CardTableReader):
+    """Drops a U+FEFF at the start of the text, as decoding a file with utf-8-sig does (TXT-2)."""
+
+    def read(self, text: str) -> dict[str, Any]:
+        return super().read(text.removeprefix("\ufeff"))
+
+
+@mutant("reader-ids-ignore-case")
+class ReaderIdsIgnoreCase(CardTableReader):
+    """Compares instance IDs without case, so #C1 after #c1 is a repeated ID (TXT-2)."""
+
+    def claim_id(self, iid: str, seen: set[str], lineno: int) -> None:
+        super().claim_id(iid.casefold(), seen, lineno)
+
+
 @mutant("reader-ascii-names")
 class ReaderAsciiNames(CardTableReader):
     """Allows only printable ASCII in quoted names, rejecting "Lim-Dûl's Vault" (TXT-1)."""
