@@ -162,6 +162,10 @@ _KNOWN = pytest.StashKey[KnownFailures]()
 #: The JSON result entry of every case item run (on the controller, those of all workers).
 _RECORDED = pytest.StashKey[list[dict[str, Any]]]()
 _RESULT = pytest.StashKey[Result]()
+#: On the xdist controller: the late breaches each worker's implementation revealed.
+_WORKERS_LATE = pytest.StashKey[dict[str, str]]()
+#: The key of a worker's late breaches in what xdist sends the controller at its end.
+_LATE_OUTPUT = "cardid_late_violations"
 
 
 def _is_xdist_worker(config: pytest.Config) -> bool:
@@ -206,16 +210,35 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     case_runner = session.config.stash.get(_CASE_RUNNER, None)
     if case_runner is not None:
         case_runner.close()
-        if case_runner.late_violations and exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if _is_xdist_worker(session.config):
+        # xdist sends this to the controller once this hook is done (pytest_testnodedown).
+        late = case_runner.late_violations if case_runner is not None else {}
+        session.config.workeroutput[_LATE_OUTPUT] = dict(late)  # type: ignore[attr-defined]
         return
+    if _late_violations(session.config) and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     result = _conclude(session.config)
     if result is None:
         return
     session.config.stash[_RESULT] = result
     if (result.known_failure_problems or result.unwritten) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist, on the controller: a worker is done; keep the late breaches it saw."""
+    late = getattr(node, "workeroutput", {}).get(_LATE_OUTPUT, {})
+    node.config.stash.setdefault(_WORKERS_LATE, {}).update(late)
+
+
+def _late_violations(config: pytest.Config) -> dict[str, str]:
+    """Protocol breaches seen only after their case's item finished (a second answer to it),
+    by case: this process's implementation's, and on an xdist controller its workers'."""
+    case_runner = config.stash.get(_CASE_RUNNER, None)
+    own = case_runner.late_violations if case_runner is not None else {}
+    workers: dict[str, str] = config.stash.get(_WORKERS_LATE, {})
+    return {**workers, **own}
 
 
 def _run_value(config: pytest.Config) -> Run:
@@ -255,10 +278,9 @@ def _conclude(config: pytest.Config) -> Result | None:
     )
     recorded = report.outcomes_from_json({"results": list(entries.values())})
     order = [case.id for case in run.corpus.cases]
-    # As in `cardid run`: a breach seen only late errs its case (this process's runner only;
-    # the late breaches an xdist worker sees do not reach the controller's report).
-    case_runner = config.stash.get(_CASE_RUNNER, None)
-    late = case_runner.late_violations if case_runner is not None else {}
+    # As in `cardid run`: a breach seen only late errs its case (under xdist, whichever worker
+    # saw it).
+    late = _late_violations(config)
     levels = {case.id: case.level for case in run.corpus.cases}
     outcomes: list[Outcome] = [
         Errored(case_id=case_id, level=levels[case_id], reason=late[case_id])
@@ -280,11 +302,9 @@ def _conclude(config: pytest.Config) -> Result | None:
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     """Protocol breaches seen only after a case's item finished (a second answer to it), and
     the session's known-failure problems and report, each once."""
-    case_runner = config.stash.get(_CASE_RUNNER, None)
-    if case_runner is not None:
-        for case_id, reason in sorted(case_runner.late_violations.items()):
-            line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
-            terminalreporter.write_line(line, red=True)
+    for case_id, reason in sorted(_late_violations(config).items()):
+        line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
+        terminalreporter.write_line(line, red=True)
     result = config.stash.get(_RESULT, None)
     if result is None:
         return

@@ -208,7 +208,8 @@ def test_plugin_report_is_the_cli_report(pytester: pytest.Pytester, tmp_path: Pa
 
 
 def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pytester, tmp_path: Path) -> None:
-    """Without -n, a second answer seen only at the end errs its case in the report, as in the CLI."""
+    """Without -n, a second answer seen only at the end errs its case in the report, as in the
+    CLI (-n 2: the test below)."""
     path = tmp_path / "report.json"
     result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", "reader-unknown-name",
@@ -218,6 +219,26 @@ def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pyteste
     data = json.loads(path.read_text(encoding="utf-8"))
     assert [(r["case"], r["status"]) for r in data["results"]] == [("reader-unknown-name", "errored")]
     assert "answered the same request twice" in data["results"][0]["message"]
+
+
+def test_late_breach_seen_by_an_xdist_worker_fails_the_session(tmp_path: Path) -> None:
+    """With -n 2, a second answer that only a worker sees (at its end, the item long passed)
+    reaches the controller: the session fails, says it once, and the report errs the case."""
+    path = tmp_path / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"),
+         "-k", "reader-unknown-name or reader-quoted-owner", f"--cardid-report-json={path}",
+         "-p", "no:cacheprovider", "-n", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert "gw0" in proc.stdout or "2 workers" in proc.stdout, proc.stdout  # xdist really ran
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout + proc.stderr
+    breach = "ERROR reader-unknown-name: answered the same request twice (seen after the item finished)"
+    assert proc.stdout.count(breach) == 1, proc.stdout
+    data = json.loads(path.read_text(encoding="utf-8"))
+    statuses = {r["case"]: r["status"] for r in data["results"]}
+    assert statuses == {"reader-quoted-owner": "passed", "reader-unknown-name": "errored"}
+    assert data["verdict"]["conforming"] is False
 
 
 def test_should_failure_is_a_passing_item_with_a_warning(
