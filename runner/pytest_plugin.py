@@ -211,9 +211,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if case_runner is not None:
         case_runner.close()
     if _is_xdist_worker(session.config):
-        # xdist sends this to the controller once this hook is done (pytest_testnodedown).
-        late = case_runner.late_violations if case_runner is not None else {}
-        session.config.workeroutput[_LATE_OUTPUT] = dict(late)  # type: ignore[attr-defined]
+        if case_runner is not None and case_runner.late_violations:
+            # xdist sends this to the controller once this hook is done (pytest_testnodedown).
+            late = dict(case_runner.late_violations)
+            session.config.workeroutput[_LATE_OUTPUT] = late  # type: ignore[attr-defined]
         return
     if _late_violations(session.config) and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
