@@ -97,14 +97,15 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"],
                          help="the case's role")
 
-    run = commands.add_parser(
+    run = options.add_command(
+        commands,
         "run",
         help="run the cases against an implementation",
         description=(
-            "Run the selected cases (all by default) against an implementation, through its\n"
-            "adapter command (spec/adapter-contract.md), compare its answers with the expected\n"
-            "ones, print each failure and the verdict, and write the reports asked for.\n"
-            "Selection options may be repeated: within one option any value matches, and\n"
+            "Run the selected cases (all by default) against an implementation, through its "
+            "adapter command (spec/adapter-contract.md), compare its answers with the expected "
+            "ones, print each failure and the verdict, and write the reports asked for. "
+            "Selection options may be repeated: within one option any value matches, and "
             "every option given must match."
         ),
         epilog=(
@@ -124,7 +125,6 @@ def _parser() -> argparse.ArgumentParser:
             "  3  the suite's own files are broken\n"
             "  128+N  interrupted by signal N (130 Ctrl-C): the partial report was written"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     selection_options(run)
     options.add_implementation(run)
@@ -141,7 +141,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
 
-    listing = commands.add_parser(
+    listing = options.add_command(
+        commands,
         "list",
         help="list the selected cases without running them",
         description="Print the selected cases, one per line: ID, role, level, rules, description (tab-separated).",
@@ -152,18 +153,18 @@ def _parser() -> argparse.ArgumentParser:
             "\n"
             "exit codes: 0 listed, 1 the corpus has case bugs (listed on standard error), 2 usage error"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     selection_options(listing)
 
-    linting = commands.add_parser(
+    linting = options.add_command(
+        commands,
         "lint",
         help="check the case corpus",
         description=(
-            "Check case files: schemas, rule IDs, unique case IDs, card sections, and that every\n"
-            "rule is cited. With --cr, every CR number must exist in that Comprehensive Rules\n"
-            "text or index; with --cards, every card fact (name, set, collector number, source\n"
-            "ID) must agree with that card data CSV. Both files are your own copies: the suite\n"
+            "Check case files: schemas, rule IDs, unique case IDs, card sections, and that every "
+            "rule is cited. With --cr, every CR number must exist in that Comprehensive Rules "
+            "text or index; with --cards, every card fact (name, set, collector number, source "
+            "ID) must agree with that card data CSV. Both files are your own copies: the suite "
             "ships neither. Without them those two checks are skipped, and the output says so."
         ),
         epilog=(
@@ -173,22 +174,21 @@ def _parser() -> argparse.ArgumentParser:
             "\n"
             "exit codes: 0 clean, 1 problems found, 2 usage error, 3 the suite's own files are broken"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     linting.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR)
     linting.add_argument("--cr", type=options.input_file, metavar="PATH", help="CR text or index to check citations against")
     linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
 
-    commands.add_parser(
+    options.add_command(
+        commands,
         "reference",
         help="start the bundled reference implementation as an adapter",
         description=(
-            "Start the bundled reference implementation as an adapter: it reads requests on\n"
-            "standard input and answers on standard output, in per-case or persistent mode\n"
+            "Start the bundled reference implementation as an adapter: it reads requests on "
+            "standard input and answers on standard output, in per-case or persistent mode "
             "(spec/adapter-contract.md). `cardid run` uses it when no --impl is given."
         ),
         epilog='example:\n  echo \'{"role": "reader", "text": "#c1 \\"Island\\" owner=P1"}\' | cardid reference',
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     certify.add_parsers(commands)
     doctor.add_parser(commands)

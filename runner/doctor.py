@@ -374,16 +374,17 @@ class Doctor:
 
 def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     """`cardid doctor`."""
-    parser = commands.add_parser(
+    parser = options.add_command(
+        commands,
         "doctor",
         help="check that an adapter is written correctly (not whether it conforms)",
         description=(
-            "Check that an adapter follows the adapter contract (spec/adapter-contract.md), apart\n"
-            "from whether its answers are right: the command starts; in persistent mode the\n"
-            "handshake, the seq echo, one flushed line per answer, exit 0 at stop; in per-case\n"
-            "mode exit status 0 and a schema-valid result for a valid request of each role, exit\n"
-            "status 1 and {\"rejected\": reason} for a must-reject one; nothing but protocol\n"
-            "messages on standard output. Each check prints one line (ok:, problem: with a hint,\n"
+            "Check that an adapter follows the adapter contract (spec/adapter-contract.md), apart "
+            "from whether its answers are right: the command starts; in persistent mode the "
+            "handshake, the seq echo, one flushed line per answer, exit 0 at stop; in per-case "
+            "mode exit status 0 and a schema-valid result for a valid request of each role, exit "
+            "status 1 and {\"rejected\": reason} for a must-reject one; nothing but protocol "
+            "messages on standard output. Each check prints one line (ok:, problem: with a hint, "
             "or note:). Answers are never compared with the expected ones: cardid run does that."
         ),
         epilog=(
@@ -395,7 +396,6 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
             "exit status: 0 no problem found, 1 problems found, 2 usage error,\n"
             "3 the suite's own files are broken"
         ),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     options.add_implementation(
         parser, required=True, impl_help="the implementation command, as for cardid run", isolate=None

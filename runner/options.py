@@ -178,12 +178,13 @@ def add_command(
     description: str,
     epilog: str,
 ) -> argparse.ArgumentParser:
-    """Register one `cardid` subcommand: its description, one paragraph, filled to 88 columns,
-    and its epilog (examples, exit status) kept as written."""
+    """Register one `cardid` subcommand: its description, one paragraph, filled to 88 columns
+    (never breaking a word such as `tab-separated` or a path), and its epilog (examples, exit
+    status) kept as written."""
     parser: argparse.ArgumentParser = commands.add_parser(
         name,
         help=help,
-        description=textwrap.fill(description, width=88),
+        description=textwrap.fill(description, width=88, break_on_hyphens=False, break_long_words=False),
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
