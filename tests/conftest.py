@@ -39,6 +39,16 @@ _write_bytecode()
 settings.register_profile("thorough", max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+#: For each pytest session a test starts in a process of its own (xdist's controller and
+#: workers too): leave out hypothesis's plugin, which those sessions never use and which took
+#: a fifth of such a process's start (about 0.15 s each, 0.4 s or more an xdist session).
+NO_HYPOTHESIS = ("-p", "no:hypothesispytest")
+
+#: The quiet time for tests whose adapter is idle by design (it waits for input that never
+#: comes): found idle after 0.15 s instead of a real run's 0.5 s. Nothing they check depends on
+#: its length; what a busy slow starter needs is checked with the real one (test_faults.py).
+QUIET = 0.15
+
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.
 DATA = Path(os.environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
 

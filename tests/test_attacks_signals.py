@@ -25,6 +25,7 @@ from cardid_runner.cli import Exit, main
 from cardid_runner.process import DIR_PREFIX
 from cardid_runner.stop import STOP
 
+from tests.conftest import NO_HYPOTHESIS
 from tests.fakes import scripted
 from tests.test_faults import CASES, FAKE, _running
 
@@ -232,10 +233,8 @@ def test_a_messed_up_folder_is_still_removed(tmp_path: Path, isolate: bool) -> N
     assert Path("/").is_dir() and Path("/proc").is_dir()
 
 
-@pytest.mark.parametrize(
-    ("extra", "signum"), [([], signal.SIGTERM), ([], signal.SIGKILL)], ids=["SIGTERM", "SIGKILL"]
-)
-def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, extra: list[str], signum: int) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, signum: int) -> None:
     """Under the pytest plugin too, killing pytest (SIGTERM, which pytest does not handle, or
     SIGKILL) leaves no implementation process and no folder: the watchdog ends them. (Killing
     an xdist controller leaves its workers to end their current item first, within its limit.)"""
@@ -245,7 +244,7 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, ex
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest", str(Path(__file__).resolve().parent.parent / "conformance"),
          "--impl", f"{sys.executable} {FAKE} setsid-grandchild hang", "-k", TARGET, "-p", "no:cacheprovider",
-         "-q", *extra],
+         *NO_HYPOTHESIS, "-q"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
         env={**os.environ, "TMPDIR": str(scratch), "FAKE_PID_FILE": str(pid_file)},
     )

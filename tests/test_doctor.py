@@ -8,12 +8,20 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardid_runner import doctor
+from cardid_runner import doctor, idle
 from cardid_runner.cli import Exit, main
 from cardid_runner.doctor import Doctor, Finding
 
+from tests.conftest import QUIET
+
 ADAPTERS = Path(__file__).parent / "fakes" / "doctor_adapters.py"
 REFERENCE = f"{sys.executable} -m cardid_reference"
+
+
+@pytest.fixture
+def idle_soon(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adapters that wait for input are found idle after conftest's QUIET, not a run's 0.5 s."""
+    monkeypatch.setattr(idle, "QUIET", QUIET)
 
 
 def findings(mistake: str, role: str | None = "reader") -> list[Finding]:
@@ -81,12 +89,14 @@ MISTAKES = [
 
 
 @pytest.mark.parametrize(("mistake", "text", "hint"), MISTAKES, ids=[mistake for mistake, _, _ in MISTAKES])
+@pytest.mark.usefixtures("idle_soon")
 def test_a_mistake_gets_its_own_problem_and_hint(mistake: str, text: str, hint: str) -> None:
     first = first_problem(mistake)
     assert first is not None, f"{mistake}: no problem found"
     assert first.text.startswith(text) and first.hint is not None and first.hint.startswith(hint), first
 
 
+@pytest.mark.usefixtures("idle_soon")
 def test_a_per_case_adapter_that_reads_to_end_of_input_is_noted_not_faulted() -> None:
     found = findings("reads-to-eof", role=None)
     assert not problems(found)

@@ -18,7 +18,8 @@ from cardid_runner.cli import Exit, main
 from tests.test_faults import _running
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
-COMMAND = f"{sys.executable} {FAKE} slow-case 0.1"
+#: 50 ms a case: the run is still going when the signal comes, after five cases.
+COMMAND = f"{sys.executable} {FAKE} slow-case 0.05"
 
 
 def _cardid(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
@@ -31,9 +32,12 @@ def _cardid(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
 @pytest.mark.parametrize(
     ("signum", "jobs"), [(signal.SIGINT, "1"), (signal.SIGTERM, "2")], ids=["SIGINT-j1", "SIGTERM-j2"]
 )
-def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
+def test_interrupt_then_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], signum: int, jobs: str
+) -> None:
     """A signal mid-run gives exit 128 + its number and a partial report; resuming completes
-    every case. (SIGHUP, and signals after the first: tests/test_attacks_signals.py.)"""
+    every case. (SIGHUP, and signals after the first: tests/test_attacks_signals.py.) The signal
+    goes to a `cardid` process of its own; the resumed run is `cardid run` in this one."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     pids = tmp_path / "pids"
@@ -61,11 +65,10 @@ def test_interrupt_then_resume(tmp_path: Path, signum: int, jobs: str) -> None:
     assert not [pid for pid in map(int, pids.read_text().split()) if _running(pid)]
 
     final = tmp_path / "final.json"
-    env.pop("FAKE_SERVED_FILE")
-    env["FAKE_SLOW"] = "0"  # the same command, without the pause the interruption needed
-    done = _cardid("--resume", str(partial), "--report-json", str(final), "-j", jobs, "--role", "reader", env=env)
-    out, err = done.communicate(timeout=120)
-    assert done.returncode == Exit.OK, out + err
+    monkeypatch.setenv("FAKE_SLOW", "0")  # the same command, without the pause the interruption needed
+    code = main(["run", "--impl", COMMAND, "--resume", str(partial), "--report-json", str(final), "-j", jobs,
+                 "--role", "reader"])
+    assert code == Exit.OK, capsys.readouterr()
     full = json.loads(final.read_text(encoding="utf-8"))
     assert full["interrupted"] is False
     cases = [r["case"] for r in full["results"]]

@@ -1,11 +1,11 @@
-"""The pytest plugin: cases as items named by case ID, domain diffs, -k, --junitxml and xdist."""
+"""The pytest plugin: cases as items named by case ID, domain diffs, -k and --junitxml (under
+-n 2: tests/test_xdist.py)."""
 
 from __future__ import annotations
 
 import json
 import re
 import shlex
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,7 +16,7 @@ from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.spec import load_spec
 from cardid_runner.cli import Exit, main
 
-from tests.conftest import ROOT
+from tests.conftest import NO_HYPOTHESIS, ROOT
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 CORPUS_SIZE = len(load_corpus(case_files(ROOT / "cases"), load_spec()).cases)
@@ -61,7 +61,7 @@ def test_items_are_named_by_case_id_for_k_and_junitxml(pytester: pytest.Pytester
 
 
 def test_same_results_with_isolate(pytester: pytest.Pytester) -> None:
-    """With --isolate, the same cases pass and fail (for -n 2: test_xdist_session_*)."""
+    """With --isolate, the same cases pass and fail (for -n 2: tests/test_xdist.py)."""
     selection = "flicker or reader-accepts-minimal or keep-through or reader-quoted"
     common = [str(ROOT / "conformance"), "--impl", _impl("split"), "-k", selection,
               "-p", "no:cacheprovider", "-q"]
@@ -108,7 +108,7 @@ _BAD_EXPECT = ("--expect", "BAD", "(top level): 'known_failures' is a required p
 # worker starts: one of them under -n 2 shows that path.
 @pytest.mark.parametrize(
     ("option", "value", "message", "extra"),
-    [(*_UNSPLITTABLE, []), (*_MISSING, []), (*_BAD_EXPECT, []), (*_MISSING, ["-n", "2"])],
+    [(*_UNSPLITTABLE, []), (*_MISSING, []), (*_BAD_EXPECT, []), (*_MISSING, ["-n", "2", *NO_HYPOTHESIS])],
     ids=["serial-unsplittable-impl", "serial-missing-executable", "serial-bad-expect-file",
          "xdist-missing-executable"],
 )
@@ -135,30 +135,24 @@ def _known_file(tmp_path: Path, entries: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("extra", [[]], ids=["serial"])  # -n 2: test_xdist_session_*
-def test_expect_makes_listed_failures_xfail(pytester: pytest.Pytester, tmp_path: Path, extra: list[str]) -> None:
+def test_expect_makes_listed_failures_xfail(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """--expect: a listed failure is an xfailed item, and the session passes."""
     known = _known_file(tmp_path, "  - case: flicker-keeps-id\n    reason: splits on flicker\n")
-    run = pytester.runpytest_subprocess if extra else pytester.runpytest
-    result = run(
+    result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker-keeps-id",
-        "--expect", str(known), "-p", "no:cacheprovider", *extra,
+        "--expect", str(known), "-p", "no:cacheprovider",
     )
     result.assert_outcomes(xfailed=1)
     assert result.ret == pytest.ExitCode.OK
     assert "KNOWN-FAILURE FILE" not in result.stdout.str()
-    if not extra:
-        # Its report holds the reason, not a traceback of the plugin's frames: formatting one
-        # cost some 0.1 s an item, 8 s in a session of 82 known failures.
-        [report] = [r for r in result.reprec.getreports("pytest_runtest_logreport") if r.when == "call"]
-        assert report.wasxfail == "known failure: splits on flicker"
-        assert str(report.longrepr) == "known failure: splits on flicker"
+    # Its report holds the reason, not a traceback of the plugin's frames: formatting one cost
+    # some 0.1 s an item, 8 s in a session of 82 known failures.
+    [report] = [r for r in result.reprec.getreports("pytest_runtest_logreport") if r.when == "call"]
+    assert report.wasxfail == "known failure: splits on flicker"
+    assert str(report.longrepr) == "known failure: splits on flicker"
 
 
-@pytest.mark.parametrize("extra", [[]], ids=["serial"])  # -n 2: test_xdist_session_*
-def test_wrong_known_failure_file_fails_the_session_once(
-    pytester: pytest.Pytester, tmp_path: Path, extra: list[str]
-) -> None:
+def test_wrong_known_failure_file_fails_the_session_once(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """A listed case that passes, an unknown case and an expired entry are each reported once
     (not per item, nor per worker), and fail the session; the expired entry's case fails."""
     known = _known_file(
@@ -167,10 +161,9 @@ def test_wrong_known_failure_file_fails_the_session_once(
         "  - case: no-such-case\n    reason: gone\n"
         "  - case: flicker-keeps-id\n    reason: old\n    expires: '2020-01-01'\n",
     )
-    run = pytester.runpytest_subprocess if extra else pytester.runpytest
-    result = run(
+    result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker-keeps-id or reader-unknown-name",
-        "--expect", str(known), "-p", "no:cacheprovider", *extra,
+        "--expect", str(known), "-p", "no:cacheprovider",
     )
     result.assert_outcomes(passed=1, failed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -181,16 +174,14 @@ def test_wrong_known_failure_file_fails_the_session_once(
         assert text.count(problem) == 1, text
 
 
-@pytest.mark.parametrize("extra", [[]], ids=["serial"])  # -n 2: test_xdist_session_*
-def test_plugin_report_is_the_cli_report(pytester: pytest.Pytester, tmp_path: Path, extra: list[str]) -> None:
+def test_plugin_report_is_the_cli_report(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """--cardid-report-json writes a report valid against schema/report.schema.json, with the
     same statuses and verdict as `cardid run --report-json` over the same cases."""
     known = _known_file(tmp_path, "  - case: flicker-keeps-id\n    reason: splits on flicker\n")
     plugin_report, cli_report = tmp_path / "plugin.json", tmp_path / "cli.json"
-    run = pytester.runpytest_subprocess if extra else pytester.runpytest
-    result = run(
+    result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker or shuffle",
-        "--expect", str(known), f"--cardid-report-json={plugin_report}", "-p", "no:cacheprovider", *extra,
+        "--expect", str(known), f"--cardid-report-json={plugin_report}", "-p", "no:cacheprovider",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert main(["run", "--impl", _impl("split"), "--case", "*flicker*", "--case", "*shuffle*",
@@ -209,7 +200,7 @@ def test_plugin_report_is_the_cli_report(pytester: pytest.Pytester, tmp_path: Pa
 
 def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pytester, tmp_path: Path) -> None:
     """Without -n, a second answer seen only at the end errs its case in the report, as in the
-    CLI (-n 2: the test below)."""
+    CLI (-n 2: tests/test_xdist.py)."""
     path = tmp_path / "report.json"
     result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", "reader-unknown-name",
@@ -219,26 +210,6 @@ def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pyteste
     data = json.loads(path.read_text(encoding="utf-8"))
     assert [(r["case"], r["status"]) for r in data["results"]] == [("reader-unknown-name", "errored")]
     assert "answered the same request twice" in data["results"][0]["message"]
-
-
-def test_late_breach_seen_by_an_xdist_worker_fails_the_session(tmp_path: Path) -> None:
-    """With -n 2, a second answer that only a worker sees (at its end, the item long passed)
-    reaches the controller: the session fails, says it once, and the report errs the case."""
-    path = tmp_path / "report.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"),
-         "-k", "reader-unknown-name or reader-quoted-owner", f"--cardid-report-json={path}",
-         "-p", "no:cacheprovider", "-n", "2"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
-    )
-    assert "gw0" in proc.stdout or "2 workers" in proc.stdout, proc.stdout  # xdist really ran
-    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout + proc.stderr
-    breach = "ERROR reader-unknown-name: answered the same request twice (seen after the item finished)"
-    assert proc.stdout.count(breach) == 1, proc.stdout
-    data = json.loads(path.read_text(encoding="utf-8"))
-    statuses = {r["case"]: r["status"] for r in data["results"]}
-    assert statuses == {"reader-quoted-owner": "passed", "reader-unknown-name": "errored"}
-    assert data["verdict"]["conforming"] is False
 
 
 def test_should_failure_is_a_passing_item_with_a_warning(
@@ -274,92 +245,6 @@ def test_unknown_rule_is_one_usage_error(pytester: pytest.Pytester) -> None:
     text = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert text.count("unknown rule 'LIBB'") == 1, text
-
-
-# --- one pytest-xdist session, several claims -------------------------------------------------
-# Starting pytest with two xdist workers costs seconds, so one session (-n 2) carries what the
-# serial tests above check one by one: the same outcomes as serial, a listed failure xfailed,
-# each known-failure problem reported once (not per worker), and the CLI's report.
-
-XDIST_SELECTION = "flicker-keeps-id or shuffle-ends or reader-unknown-name"
-XDIST_KNOWN = (
-    "implementation: fake split\nknown_failures:\n"
-    "  - case: flicker-keeps-id\n    reason: splits on flicker\n"
-    "  - case: shuffle-ends-id-of-card-on-top\n    reason: old\n    expires: '2020-01-01'\n"
-    "  - case: reader-unknown-name\n    reason: listed, but passes\n"
-    "  - case: no-such-case\n    reason: gone\n"
-)
-XDIST_PROBLEMS = (
-    "reader-unknown-name is listed as a known failure but passed",
-    "no-such-case is not a case of the corpus",
-    "the entry for shuffle-ends-id-of-card-on-top expired on 2020-01-01",
-)
-
-
-class _Session:
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.known = folder / "known.yaml"
-        self.known.write_text(XDIST_KNOWN, encoding="utf-8")
-        self.report = folder / "plugin.json"
-
-    def args(self) -> list[str]:
-        return [str(ROOT / "conformance"), "--impl", _impl("split"), "-k", XDIST_SELECTION,
-                "--expect", str(self.known), f"--cardid-report-json={self.report}", "-p", "no:cacheprovider"]
-
-
-@pytest.fixture(scope="module")
-def xdist_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[_Session, subprocess.CompletedProcess[str]]:
-    session = _Session(tmp_path_factory.mktemp("xdist"))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *session.args(), "-n", "2"],
-        cwd=session.folder, capture_output=True, text=True, timeout=300, check=False,
-    )
-    return session, proc
-
-
-def _outcomes(text: str) -> dict[str, int]:
-    last = text.strip().splitlines()[-1]
-    return {word: int(count) for count, word in re.findall(r"(\d+) (passed|failed|xfailed|error)", last)}
-
-
-def test_xdist_session_has_the_serial_outcomes(
-    xdist_session: tuple[_Session, subprocess.CompletedProcess[str]], pytester: pytest.Pytester, tmp_path: Path
-) -> None:
-    _, proc = xdist_session
-    assert "gw0" in proc.stdout or "2 workers" in proc.stdout, proc.stdout  # xdist really ran
-    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout
-    assert _outcomes(proc.stdout) == {"passed": 1, "failed": 2, "xfailed": 1}, proc.stdout
-    serial = pytester.runpytest(*_Session(tmp_path).args())
-    serial.assert_outcomes(passed=1, failed=2, xfailed=1)
-
-
-def test_xdist_session_reports_each_known_failure_problem_once(
-    xdist_session: tuple[_Session, subprocess.CompletedProcess[str]],
-) -> None:
-    _, proc = xdist_session
-    for problem in XDIST_PROBLEMS:
-        assert proc.stdout.count(problem) == 1, proc.stdout
-
-
-def test_xdist_session_report_is_the_cli_report(
-    xdist_session: tuple[_Session, subprocess.CompletedProcess[str]], tmp_path: Path
-) -> None:
-    session, _ = xdist_session
-    cli_report = tmp_path / "cli.json"
-    assert main(["run", "--impl", _impl("split"), "--case", "flicker-keeps-id", "--case", "shuffle-ends*",
-                 "--case", "reader-unknown-name", "--expect", str(session.known),
-                 "--report-json", str(cli_report), "-q"]) == Exit.FAILED
-    ours = json.loads(session.report.read_text(encoding="utf-8"))
-    theirs = json.loads(cli_report.read_text(encoding="utf-8"))
-    assert schemas.first_problem("report", ours) is None
-    statuses = {r["case"]: r["status"] for r in ours["results"]}
-    assert statuses == {r["case"]: r["status"] for r in theirs["results"]}
-    assert statuses["flicker-keeps-id"] == "expected-failure"
-    assert statuses["shuffle-ends-id-of-card-on-top"] == "failed"  # its entry expired
-    assert ours["summary"] == theirs["summary"] and ours["verdict"] == theirs["verdict"]
-    assert ours["implementation"] == theirs["implementation"]  # name and version from the handshake
-    assert ours["implementation"]["name"]
 
 
 def test_a_program_that_cannot_start_says_why_as_the_cli_does(pytester: pytest.Pytester) -> None:

@@ -20,6 +20,7 @@ from cardid_runner.cli import Exit, main
 from cardid_runner.execute import Options
 from cardid_runner.process import Process
 
+from tests.conftest import QUIET
 from tests.fakes.scripted import Behaviour, Out, launcher
 from tests.test_attacks_transport import IDS, cases
 
@@ -159,10 +160,10 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
     began = time.monotonic()
     arrived: list[float] = []
     execution = execute.run_cases(
-        cases(IDS), Options(argv=fake("reads-to-eof")), load_spec(),
+        cases(IDS), Options(argv=fake("reads-to-eof"), quiet=QUIET), load_spec(),
         progress=lambda outcome: arrived.append(time.monotonic() - began),
     )
-    # Far below the 30 s allowance it would otherwise wait out (about 0.8 s here).
+    # Far below the 30 s allowance it would otherwise wait out (about half a second here).
     assert arrived[0] < 10.0, f"the first case was judged {arrived[0]:.1f} s after the start"
     assert execution.mode == "per-case" and execution.fallback_reason == idle.WAITING
     assert "a per-case adapter (it reads to end of input) is fine" in idle.WAITING
@@ -171,7 +172,7 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
 
 def test_a_persistent_adapter_that_does_not_flush_is_told_to() -> None:
     began = time.monotonic()
-    reason = Persistent(fake("unflushed"), start_timeout=30.0).start()
+    reason = Persistent(fake("unflushed"), start_timeout=30.0, quiet=QUIET).start()
     assert time.monotonic() - began < 10.0  # far below the 30 s allowance
     assert isinstance(reason, str) and "a persistent adapter must flush each line it writes" in reason
     assert "--isolate skips the handshake" in reason

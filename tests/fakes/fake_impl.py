@@ -60,7 +60,7 @@ def split(result: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-TRANSFORMS = {"rename": rename, "merge": merge, "split": split}
+TRANSFORMS = {"rename": rename, "merge": merge, "split": split, "xdist-mix": split}
 
 
 def respond(request: Any) -> dict[str, Any]:
@@ -256,6 +256,8 @@ def persistent(first: dict[str, Any]) -> int:
         if BEHAVIOUR == "hostile-text":
             hostile(message)
             continue
+        if BEHAVIOUR == "xdist-mix" and mixed(message):
+            continue
         if targeted(message.get("request")) and BEHAVIOUR in FAULTS:
             if BEHAVIOUR == "exit1-on-valid":
                 emit({"seq": message["seq"], "rejected": "refused a valid request"})
@@ -307,6 +309,34 @@ HOSTILE_LINES = [
     b'{"seq": 1' + b"0" * 5000 + b"}",
     b"[]",
 ]
+
+
+#: What `xdist-mix` answers twice, the second time later: the request of reader-quoted-owner.
+LATE = "RandomOpp13"
+
+
+def mixed(message: dict[str, Any]) -> bool:
+    """`xdist-mix`, the fake of the project's one `-n 2` session (tests/test_xdist.py), does to
+    requests of their own what three fakes do: split's writer answers (in respond); LATE's
+    request answered twice, the second time later (answers-twice-later); and a hostile line
+    (hostile-lines) for each other reader request whose text hashes even, except TARGET's.
+    Each request is met the same way in any process, worker or run. Returns whether it wrote
+    the answer; False: answer as usual."""
+    request = message["request"]
+    text = json.dumps(request, sort_keys=True)
+    if request.get("role") == "writer" or TARGET in text:
+        return False
+    if LATE in text:
+        line = json.dumps({"seq": message["seq"], "result": respond(request)}).encode() + b"\n"
+        out(line)
+        time.sleep(0.05)
+        out(line)
+        return True
+    index = zlib.crc32(text.encode())
+    if index % 2:
+        return False
+    out(HOSTILE_LINES[(index // 2) % len(HOSTILE_LINES)].replace(b"SEQ", str(message["seq"]).encode()) + b"\n")
+    return True
 
 
 def per_case(raw: str) -> int:
