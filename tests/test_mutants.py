@@ -17,7 +17,7 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import Case, Corpus, case_files, load_corpus
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Failed, Outcome, Passed
-from cardid_conformance.spec import load_spec
+from cardid_conformance.spec import Spec, load_spec
 from cardid_reference.adapter import answer, no_surrogate_escape
 from cardid_reference.errors import RequestError
 from cardid_reference.reader import read as reference_read
@@ -32,9 +32,15 @@ Read = Callable[[str], dict[str, Any]]
 
 
 @cache
+def spec() -> Spec:
+    """The spec's rule index, loaded once (not once for each of some 80 mutants)."""
+    return load_spec()
+
+
+@cache
 def corpus() -> Corpus:
     """The case corpus under cases/, loaded once."""
-    return load_corpus(case_files(ROOT / "cases"), load_spec())
+    return load_corpus(case_files(ROOT / "cases"), spec())
 
 
 @cache
@@ -59,8 +65,7 @@ def _answer(case: Case, write: Write, read: Read) -> Answer:
 
 
 def _outcomes(write: Write, read: Read) -> dict[str, Outcome]:
-    spec = load_spec()
-    return {case.id: judge(case, _answer(case, write, read), spec) for case in corpus().cases}
+    return {case.id: judge(case, _answer(case, write, read), spec()) for case in corpus().cases}
 
 
 @cache
