@@ -41,7 +41,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 #: For each pytest session a test starts in a process of its own (xdist's controller and
 #: workers too): leave out hypothesis's plugin, which those sessions never use and which took
-#: a fifth of such a process's start (about 0.15 s each, 0.4 s or more an xdist session).
+#: a fifth of such a process's start (about 0.15 s each, 0.4 s or more an xdist session). The
+#: packaging test's session keeps every installed plugin, as a user's would.
 NO_HYPOTHESIS = ("-p", "no:hypothesispytest")
 
 #: The quiet time for tests whose adapter is idle by design (it waits for input that never

@@ -1,4 +1,4 @@
-"""The example adapters in examples/, run through the real CLI against the reader cases.
+"""The example adapters in examples/, run by `cardid run` against the reader cases.
 
 examples/node: a complete reader; it must pass every reader case in persistent mode, and a
 selection with --isolate. examples/shell: a toy reader with a known-failure file; with the
@@ -8,19 +8,19 @@ is skipped, with a reason, when its toolchain (node, jq) is not on PATH.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
-import os
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 import yaml
+from cardid_runner.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -56,31 +56,33 @@ def _reader_cases() -> frozenset[str]:
     return frozenset(ids)
 
 
+@dataclasses.dataclass(frozen=True)
+class _Ran:
+    """A `cardid run`: its exit status and what it wrote."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
 def _cardid_run(
-    tmp_path: Path, impl: list[str], *extra: str
-) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    """`python -m cardid_runner run --impl CMD --role reader --report-json R` and the report."""
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, impl: list[str], *extra: str
+) -> tuple[_Ran, dict[str, Any]]:
+    """`cardid run --impl CMD --role reader --report-json R` (in this process: what is tested
+    is the adapter, run as a process of its own) and the report."""
     report = tmp_path / "r.json"
-    command = [
-        sys.executable, "-m", "cardid_runner", "run",
-        "--impl", shlex.join(impl),
-        "--role", "reader",
-        "--report-json", str(report),
-        *extra,
-    ]
-    env = {**os.environ, "CARDID_SUITE": str(ROOT)}
-    proc = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False
-    )
-    assert report.is_file(), f"no report written\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
-    return proc, json.loads(report.read_text(encoding="utf-8"))
+    code = main(["run", "--impl", shlex.join(impl), "--role", "reader", "--report-json", str(report), *extra])
+    out, err = capsys.readouterr()
+    ran = _Ran(code, out, err)
+    assert report.is_file(), f"no report written\n{_explain(ran)}"
+    return ran, json.loads(report.read_text(encoding="utf-8"))
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, str]:
     return {result["case"]: result["status"] for result in report["results"]}
 
 
-def _explain(proc: subprocess.CompletedProcess[str]) -> str:
+def _explain(proc: _Ran) -> str:
     return f"exit {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
 
 
@@ -97,10 +99,12 @@ NODE_PER_CASE = (
 
 
 @needs_node
-def test_node_reader_passes_every_reader_case(tmp_path: Path) -> None:
+def test_node_reader_passes_every_reader_case(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """The Node reader answers every reader case right, in persistent mode."""
     assert NODE is not None
-    proc, report = _cardid_run(tmp_path, [NODE, str(NODE_ADAPTER)])
+    proc, report = _cardid_run(capsys, tmp_path, [NODE, str(NODE_ADAPTER)])
     assert proc.returncode == 0, _explain(proc)
     assert _statuses(report) == dict.fromkeys(_reader_cases(), "passed")
     assert report["implementation"]["mode"] == "persistent"
@@ -110,11 +114,13 @@ def test_node_reader_passes_every_reader_case(tmp_path: Path) -> None:
 
 
 @needs_node
-def test_node_reader_passes_in_per_case_mode_too(tmp_path: Path) -> None:
+def test_node_reader_passes_in_per_case_mode_too(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """With --isolate (one node process per case) its answers are as right."""
     assert NODE is not None
     chosen = [option for case in NODE_PER_CASE for option in ("--case", case)]
-    proc, report = _cardid_run(tmp_path, [NODE, str(NODE_ADAPTER)], "--isolate", *chosen)
+    proc, report = _cardid_run(capsys, tmp_path, [NODE, str(NODE_ADAPTER)], "--isolate", *chosen)
     assert proc.returncode == 0, _explain(proc)
     assert _statuses(report) == dict.fromkeys(NODE_PER_CASE, "passed")
     assert report["implementation"]["mode"] == "per-case"
@@ -190,12 +196,14 @@ def test_shell_declines_persistent_mode() -> None:
 
 
 @needs_jq
-def test_shell_toy_reader_is_green_with_its_known_failures(tmp_path: Path) -> None:
+def test_shell_toy_reader_is_green_with_its_known_failures(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """With --expect: exit 0, exactly the listed cases expected failures, every other passed."""
     assert SH is not None
     known = _shell_known_failures()
     proc, report = _cardid_run(
-        tmp_path, [SH, str(SHELL_ADAPTER)], "--expect", str(SHELL_KNOWN), "-j", "2"
+        capsys, tmp_path, [SH, str(SHELL_ADAPTER)], "--expect", str(SHELL_KNOWN), "-j", "2"
     )
     assert proc.returncode == 0, _explain(proc)
     expected = {case: "expected-failure" if case in known else "passed" for case in _reader_cases()}
@@ -211,12 +219,14 @@ def test_shell_toy_reader_is_green_with_its_known_failures(tmp_path: Path) -> No
 
 
 @needs_jq
-def test_shell_toy_reader_fails_without_known_failures(tmp_path: Path) -> None:
+def test_shell_toy_reader_fails_without_known_failures(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """Without --expect a listed case fails and the run fails (exit 1). (That every listed
     case fails and every other passes, the run with --expect shows; one of each is run here.)"""
     assert SH is not None
     listed, passing = min(_shell_known_failures()), min(_reader_cases() - _shell_known_failures())
-    proc, report = _cardid_run(tmp_path, [SH, str(SHELL_ADAPTER)], "--case", listed, "--case", passing)
+    proc, report = _cardid_run(capsys, tmp_path, [SH, str(SHELL_ADAPTER)], "--case", listed, "--case", passing)
     assert proc.returncode == 1, _explain(proc)
     assert _statuses(report) == {listed: "failed", passing: "passed"}
     assert report["verdict"]["conforming"] is False
