@@ -14,11 +14,24 @@ from tests.conftest import ROOT
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 
 
-#: 29 items: the serial run's one process meets every hostile line (each second request).
-EVERY_LINE = "reader-rejects or reader-quoted"
+#: 28 items, and so 14 hostile lines: the serial run meets every one of them.
+EVERY_LINE = "reader-rejects"
 #: 10 items, for the run that starts a process per item: the transport it uses is the serial
 #: run's, so it shows the plugin's own path in its mode, not every line again.
 SOME_LINES = "reader-rejects-e or reader-rejects-u or reader-quoted"
+#: What each of tests/fakes/fake_impl.py's HOSTILE_LINES, in its order, errs its item with.
+MESSAGES = (
+    "answered seq [",
+    "the answer line is not usable JSON: nested deeper than 64 levels",
+    "reported an error: boom \\ud800",
+    "answered seq true, expected",
+    ".0, expected",
+    "the answer line is not strict JSON: duplicate key 'card_table'",
+    "answered with both result and error",
+    "the answer line is not UTF-8",
+    "the answer line is not JSON",
+    "wrote an array where an answer object was due",
+)
 
 
 @pytest.mark.parametrize(
@@ -27,8 +40,11 @@ SOME_LINES = "reader-rejects-e or reader-rejects-u or reader-quoted"
     ids=["serial", "isolate"],
 )
 def test_hostile_lines_err_items_and_never_the_session(
-    pytester: pytest.Pytester, extra: list[str], selection: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, extra: list[str], selection: str
 ) -> None:
+    """Every second request is answered with the next hostile line (in the serial run, each of
+    them at least once): each fails its own item, none the session."""
+    monkeypatch.setenv("FAKE_COUNT_FILE", str(pytester.path / "requests-counted"))
     result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", f"{sys.executable} {FAKE} hostile-lines",
         "-k", selection, "-p", "no:cacheprovider", "-q", "--timeout-multiplier", "0.5", *extra,
@@ -39,4 +55,10 @@ def test_hostile_lines_err_items_and_never_the_session(
     assert outcomes.get("failed", 0) >= 2, text
     assert outcomes.get("passed", 0) >= 2, text
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    assert "ERROR [MUST]" in text
+    # Each failed item says why in a line of its own (per-case mode: a line that is JSON but no
+    # rejection is an answer, and a must-reject case that answers fails rather than errs).
+    told = [line for line in text.splitlines() if line.startswith(("ERROR [MUST] ", "FAIL [MUST] "))]
+    assert len(told) == outcomes["failed"], text
+    assert sum(line.startswith("ERROR [MUST] ") for line in told) >= 2, text
+    if selection == EVERY_LINE:
+        assert [message for message in MESSAGES if message not in text] == [], text

@@ -267,8 +267,7 @@ def persistent(first: dict[str, Any]) -> int:
             if status is not None:
                 return status
             continue
-        if BEHAVIOUR == "hostile-lines" and served % 2 == 0:
-            attack = HOSTILE_LINES[(served // 2) % len(HOSTILE_LINES)]
+        if BEHAVIOUR == "hostile-lines" and (attack := hostile_line()) is not None:
             out(attack.replace(b"SEQ", str(message["seq"]).encode()) + b"\n")
             continue
         if BEHAVIOUR == "leaky" and served == int(ARG or 3):
@@ -295,8 +294,8 @@ FAULTS = {
     "repeat-flood", "mess-workdir", "pad", "exit1-with-result", "logs-on-stdout",
 }
 
-#: What "hostile-lines" writes for its k-th request (persistent mode) or a request whose text
-#: hashes to k (per-case mode): each must err its case, none may break the runner.
+#: What "hostile-lines" writes, one line after another, for every second request of a run (see
+#: hostile_line): each must err its case, none may break the runner.
 HOSTILE_LINES = [
     b'{"seq": [SEQ], "result": {}}',
     b"[" * 200_000 + b"]" * 200_000,
@@ -309,6 +308,20 @@ HOSTILE_LINES = [
     b'{"seq": 1' + b"0" * 5000 + b"}",
     b"[]",
 ]
+
+
+def hostile_line() -> bytes | None:
+    """For `hostile-lines`: None (answer as usual) for the run's odd requests; for the 2k-th, the
+    k-th of HOSTILE_LINES (round again after the last). Requests are counted in FAKE_COUNT_FILE,
+    one byte each, across the processes of the run: each breach ends a process, and a count
+    kept in one would start again at every restart (and meet the same line every time)."""
+    fd = os.open(os.environ["FAKE_COUNT_FILE"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        os.write(fd, b".")
+        count = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    return None if count % 2 else HOSTILE_LINES[(count // 2 - 1) % len(HOSTILE_LINES)]
 
 
 #: What `xdist-mix` answers twice, the second time later: the request of reader-quoted-owner.
@@ -342,11 +355,9 @@ def mixed(message: dict[str, Any]) -> bool:
 def per_case(raw: str) -> int:
     if BEHAVIOUR in ("crash-always",):
         return 3
-    if BEHAVIOUR == "hostile-lines":
-        index = zlib.crc32(raw.encode())
-        if index % 2 == 0:
-            out(HOSTILE_LINES[(index // 2) % len(HOSTILE_LINES)].replace(b"SEQ", b"1"))
-            return 0
+    if BEHAVIOUR == "hostile-lines" and (attack := hostile_line()) is not None:
+        out(attack.replace(b"SEQ", b"1"))
+        return 0
     request = json.loads(raw) if raw.strip() else None
     if BEHAVIOUR == "stderr-flood":
         sys.stderr.write("x" * (20 << 20) + "\n")
