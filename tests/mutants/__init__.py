@@ -45,6 +45,11 @@ def mutant(name: str) -> Callable[[type], type]:
     return register
 
 
+def broken_role(name: str) -> str:
+    """The role a mutant breaks: "writer" or "reader" (the other is the reference's)."""
+    return "writer" if issubclass(MUTANTS[name], Writer) else "reader"
+
+
 def entry_points(
     name: str,
 ) -> tuple[Callable[[dict[str, Any]], dict[str, Any]], Callable[[str], dict[str, Any]]]:
