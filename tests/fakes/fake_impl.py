@@ -85,6 +85,13 @@ def out(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
+def answer_twice_later(line: bytes) -> None:
+    """The right answer `line`, and 50 ms later the same again (before the next request is read)."""
+    out(line)
+    time.sleep(0.05)
+    out(line)
+
+
 def targeted(request: Any) -> bool:
     return TARGET in json.dumps(request, ensure_ascii=False)
 
@@ -131,9 +138,7 @@ def fault(line: bytes) -> int | None:
         case "answers-twice-one-write":
             out(line + line)
         case "answers-twice-later":
-            out(line)
-            time.sleep(0.05)
-            out(line)
+            answer_twice_later(line)
         case "wrong-seq-target":
             out(line.replace(b'"seq": ', b'"seq": "other-', 1).replace(b', "result"', b'", "result"', 1))
         case "huge-stdout":
@@ -340,10 +345,7 @@ def mixed(message: dict[str, Any]) -> bool:
     if request.get("role") == "writer" or TARGET in text:
         return False
     if LATE in text:
-        line = json.dumps({"seq": message["seq"], "result": respond(request)}).encode() + b"\n"
-        out(line)
-        time.sleep(0.05)
-        out(line)
+        answer_twice_later(json.dumps({"seq": message["seq"], "result": respond(request)}).encode() + b"\n")
         return True
     index = zlib.crc32(text.encode())
     if index % 2:
