@@ -103,8 +103,9 @@ def test_installed_cli_certifies_the_reference(installed: Path) -> None:
 def test_installed_pytest_plugin_collects_with_pyargs(installed: Path) -> None:
     """`pytest --pyargs cardid_conformance` collects the installed corpus, one item per case,
     and runs them (two selected here: the CLI test above runs them all from the same install)."""
-    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs", "cardid_conformance",
-                "-k", "flicker-keeps-id or reader-unknown-name")
+    # --color=no: the summary is read as text, whatever FORCE_COLOR or PY_COLORS a CI sets.
+    done = _run(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--color=no", "--pyargs",
+                "cardid_conformance", "-k", "flicker-keeps-id or reader-unknown-name")
     count = len(list((ROOT / "cases").rglob("*.yaml")))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"2 passed, {count - 2} deselected" in done.stdout, done.stdout
