@@ -14,6 +14,7 @@ Exit codes (documented in README.md):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import sys
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import certify, doctor, knownfile, newcase, options, rules, shrink
+from cardid_runner import certify, doctor, knownfile, newcase, options, outputs, rules, shrink
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Run, perform
@@ -293,11 +294,25 @@ def _list(args: argparse.Namespace) -> int:
     return Exit.FAILED if corpus.bugs else Exit.OK
 
 
+#: The options that name an output a stream may take (runner/outputs.py).
+_STREAMABLE = ("report_json", "junit", "markdown", "markdown_append")
+
+
 def _run(args: argparse.Namespace) -> int:
-    """Parse options -> build the Run -> perform it -> print the Result."""
+    """Parse options -> build the Run -> perform it -> print the Result. When an output goes to
+    standard output (`--report-json -`), the console's text goes to standard error, so that
+    standard output holds that output alone (`cardid run --report-json - | jq`)."""
     spec = load_spec()
     corpus = _corpus(args, spec)
     _check_outputs(args)
+    named = [getattr(args, option) for option in _STREAMABLE]
+    if any(path is not None and outputs.descriptor(path) == 1 for path in named):
+        with contextlib.redirect_stdout(sys.stderr):
+            return _perform(args, spec, corpus)
+    return _perform(args, spec, corpus)
+
+
+def _perform(args: argparse.Namespace, spec: Spec, corpus: Corpus) -> int:
     the_run = Run(
         impl=args.impl,
         spec=spec,
@@ -343,7 +358,8 @@ def _check_outputs(args: argparse.Namespace) -> None:
         path = getattr(args, _DEST.get(option, option.lstrip("-").replace("-", "_")))
         if path is None:
             continue
-        key = path.absolute().parent.resolve() / path.name
+        fd = outputs.descriptor(path)
+        key = Path(f"descriptor {fd}") if fd is not None else path.absolute().parent.resolve() / path.name
         if key in seen:
             raise UsageError(f"{seen[key]} and {option} both name {path}: give each its own path")
         seen[key] = option

@@ -17,7 +17,7 @@ from typing import Any
 from cardid_conformance import escape, schemas
 from cardid_conformance.errors import UsageError
 from cardid_conformance.known import load_known_failures
-from cardid_runner import caseyaml, options
+from cardid_runner import caseyaml, options, outputs
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.resume import read_report
 
@@ -85,6 +85,11 @@ def expiry(text: str) -> datetime.date:
 def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int:
     """Write the known-failure file; print how many entries, and what to do next."""
     out: Path = args.out
+    if outputs.descriptor(out) is not None or outputs.is_stream(out):
+        raise UsageError(
+            f"--out takes a file: {out} is a stream, and the known-failure file is kept to be read",
+            hint="pass --out PATH for a file, such as known-failures.yaml",
+        )
     if out.exists() or out.is_symlink():
         raise UsageError(
             f"{out} already exists: a known-failure file is never replaced",

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cardid_conformance import files
 from cardid_conformance.errors import UsageError
+from cardid_runner import outputs
 from cardid_runner.process import split_command
 
 #: `--timeout-multiplier` scales a 10 s case and a 30 s handshake: from 0.1 s to about 8 hours.
@@ -119,11 +120,25 @@ def case_source(text: str) -> Path:
 
 
 def output_file(text: str) -> Path:
-    """A file to write a report to: absent, or a regular file, in a folder that can be written.
+    """A file to write a report to: absent, or a regular file, in a folder that can be written;
+    or a stream (runner/outputs.py): `-` or another name of an open descriptor other than
+    standard input, a character device or a FIFO.
 
-    A symlink at the name is replaced by the report, never followed.
+    A symlink at the name is replaced by the report, never followed, unless it leads to a
+    stream.
     """
     path = _path(text, "a file path")
+    fd = outputs.descriptor(path)
+    if fd == 0:
+        raise _refuse(f"takes a file to write: {text} is standard input")
+    if fd is not None:
+        try:
+            os.fstat(fd)
+        except OSError:
+            raise _refuse(f"takes a file to write: {text} names descriptor {fd}, which is not open") from None
+        return path
+    if outputs.is_stream(path):
+        return path
     if path.is_symlink() or not path.exists():
         _check_folder(path.parent, text)
         return path

@@ -5,12 +5,23 @@ Each file is written to a temporary file of its own, created exclusively (`O_EXC
 symlink or file planted under any name is never followed nor reused) in the target's folder,
 then renamed over the target: a reader sees the old file or the whole new one, and a symlink at
 the target is replaced, never followed. An interruption removes the temporary file.
+
+An output an option names may also be a stream (write_output, append_to): `-` or a name of an
+inherited descriptor (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N) is written to that
+descriptor, and a character device or a FIFO (/dev/null, a pipe made with mkfifo), or a symlink
+to one, is opened and written to. A stream is written in one go and never replaced: renaming
+over /dev/stdout would replace the machine's own link with a file.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import re
+import select
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -30,6 +41,80 @@ def _mode() -> int:
     umask = os.umask(0o022)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+#: The names of inherited descriptors: /dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N and
+#: /proc/self/fd/N (N of at most 9 digits), as an absolute path without `.` or `..`.
+_STANDARD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_NUMBERED = re.compile(r"/(?:dev|proc/self)/fd/([0-9]{1,9})")
+
+
+def descriptor(path: Path) -> int | None:
+    """The inherited descriptor `path` names (`-` is standard output), or None."""
+    text = str(path)
+    if text == "-":
+        return 1
+    name = os.path.normpath(os.path.join(os.getcwd(), text))
+    if name in _STANDARD:
+        return _STANDARD[name]
+    numbered = _NUMBERED.fullmatch(name)
+    return int(numbered.group(1)) if numbered else None
+
+
+def is_stream(path: Path) -> bool:
+    """Whether `path` (followed through symlinks) is a character device or a FIFO."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write every byte of `data` to `fd`, waiting while a non-blocking one is full."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            select.select([], [fd], [])
+
+
+def _to_stream(path: Path, data: bytes) -> None:
+    """Write `data` to the stream `path` names; OSError if it cannot be."""
+    fd = descriptor(path)
+    if fd is not None:
+        for stream in (sys.stdout, sys.stderr):  # what was printed comes first
+            with contextlib.suppress(OSError, ValueError, AttributeError):
+                if stream.fileno() == fd:
+                    stream.flush()
+        _write_all(fd, data)
+        return
+    # O_NONBLOCK: a FIFO no process reads fails at once (ENXIO) instead of waiting for one.
+    flags = os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OSError(errno.ENXIO, "no process has it open for reading") from None
+        raise
+    try:
+        os.set_blocking(fd, True)
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def write_output(path: Path, data: bytes, *, what: str) -> None:
+    """Write `data` to the output an option names: a stream (see the module docstring) in one
+    go, a file atomically (write_atomically); raise OutputError naming `what`."""
+    if descriptor(path) is None and not is_stream(path):
+        write_atomically(path, data, what=what)
+        return
+    try:
+        _to_stream(path, data)
+    except OSError as exc:
+        raise OutputError(f"cannot write {what} {path}: {files.describe(exc)}") from None
 
 
 def write_atomically(path: Path, data: bytes, *, what: str) -> None:
@@ -54,9 +139,13 @@ def write_atomically(path: Path, data: bytes, *, what: str) -> None:
 
 def append_to(path: Path, data: bytes, *, what: str) -> None:
     """Append `data` to `path`, creating it if absent (a CI summary file such as
-    $GITHUB_STEP_SUMMARY that several steps add to). A symlink at the name is not followed,
-    and only a regular file is appended to."""
+    $GITHUB_STEP_SUMMARY that several steps add to). A stream (see the module docstring) is
+    written to; otherwise a symlink at the name is not followed, and only a regular file is
+    appended to."""
     try:
+        if descriptor(path) is not None or is_stream(path):
+            _to_stream(path, data)
+            return
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, _mode())
         try:
             what_it_is = files.kind(os.fstat(fd).st_mode)

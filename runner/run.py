@@ -26,7 +26,7 @@ from cardid_conformance.spec import Spec
 from cardid_runner import execute
 from cardid_runner.adapter import Hello
 from cardid_runner.failures import save_failures
-from cardid_runner.outputs import OutputError, append_to, write_atomically
+from cardid_runner.outputs import OutputError, append_to, write_output
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -200,7 +200,7 @@ def conclude(
     for option, path, render in renderers:
         if path is not None:
             try:
-                write_atomically(path, render(), what=option)
+                write_output(path, render(), what=option)
             except OutputError as exc:
                 unwritten.append(exc.message)
     if out.markdown_append is not None:

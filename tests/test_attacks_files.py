@@ -5,10 +5,12 @@ it (exit 2) while every other output is still written and the summary still prin
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import sys
+import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -299,3 +301,85 @@ def test_unwritable_folder_during_the_run_is_an_error(tmp_path: Path) -> None:
     finally:
         folder.chmod(0o700)
     assert caught.value.message == f"cannot write --report-json {folder / 'r.json'}: Permission denied"
+
+
+# ----------------------------------------------------------------------- streams
+
+
+def _main_within(argv: list[str], seconds: float = 30) -> int:
+    """`main(argv)` in a daemon thread: a write that waits (on a FIFO no one reads, say) fails
+    the test instead of hanging the suite."""
+    result: list[int] = []
+    thread = threading.Thread(target=lambda: result.append(main(argv)), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert result, f"cardid {' '.join(argv)} did not return within {seconds} s"
+    return result[0]
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1"])
+def test_a_report_to_standard_output_is_all_it_holds(capfd: pytest.CaptureFixture[str], name: str) -> None:
+    """`--report-json -` (or /dev/stdout, /dev/fd/1) writes the report to the descriptor, and
+    the console's text goes to standard error: standard output is the report alone. Nothing is
+    renamed over the name: renaming over /dev/stdout replaced the machine's link with a file."""
+    link = os.readlink("/dev/stdout")
+    before = set(os.listdir("/dev"))
+    assert main(["run", "--case", "reader-unknown-name", "--report-json", name]) == Exit.OK
+    out, err = capfd.readouterr()
+    assert _strict_json(out.encode())["summary"]["passed"] == 1
+    assert "verdict: CONFORMING" in err
+    assert os.readlink("/dev/stdout") == link and set(os.listdir("/dev")) == before
+
+
+def test_markdown_appended_to_standard_output(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """--markdown-append takes a stream too: standard output is the summary alone, the same
+    text --markdown writes to a file."""
+    markdown = tmp_path / "summary.md"
+    argv = ["run", "--case", "reader-unknown-name", "--markdown", str(markdown), "--markdown-append", "/dev/stdout"]
+    assert main(argv) == Exit.OK
+    out, err = capfd.readouterr()
+    assert out == markdown.read_text(encoding="utf-8") and out.startswith("## ")
+    assert err.startswith("implementation: ") and "verdict: CONFORMING" in err
+
+
+def test_an_inherited_pipe_takes_a_report(capfd: pytest.CaptureFixture[str]) -> None:
+    """/dev/fd/N, as a shell's process substitution (`--junit >(cat)`) passes it: the report
+    goes into the pipe, and the console stays on standard output."""
+    read_end, write_end = os.pipe()
+    try:
+        code = main(["run", "--case", "reader-unknown-name", "--junit", f"/dev/fd/{write_end}"])
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            written = pipe.read()
+    finally:
+        for fd in (read_end, write_end):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+    assert code == Exit.OK
+    assert ET.fromstring(written).get("tests") == "1"
+    assert "verdict: CONFORMING" in capfd.readouterr().out
+
+
+def test_a_fifo_is_written_while_read_and_refused_at_once_when_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A FIFO a process reads gets the report; one no process reads is an error at once
+    (exit 2, naming it), the run does not wait for a reader, and the other outputs are written.
+    /dev/null takes an output too."""
+    fifo, junit = tmp_path / "fifo", tmp_path / "junit.xml"
+    os.mkfifo(fifo)
+    argv = ["run", "--case", "reader-unknown-name", "--report-json", str(fifo), "--junit", str(junit)]
+    assert _main_within([*argv, "--markdown", "/dev/null"]) == Exit.USAGE
+    assert f"error: cannot write --report-json {fifo}: no process has it open for reading" in capsys.readouterr().err
+    assert ET.parse(junit).getroot().get("tests") == "1"
+    assert fifo.is_fifo()
+    # Held open for reading (without waiting for a writer); the report fits the pipe's buffer.
+    reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        junit.unlink()
+        assert _main_within(argv) == Exit.OK
+        received = os.read(reading, 1 << 20)
+    finally:
+        os.close(reading)
+    assert _strict_json(received)["summary"]["passed"] == 1
+    assert fifo.is_fifo() and ET.parse(junit).getroot().get("tests") == "1"

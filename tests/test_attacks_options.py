@@ -83,7 +83,8 @@ def test_timeout_multiplier_out_of_range_is_one_usage_line(
         (["run", "--report-json", str(ROOT)], "--report-json", f"{ROOT} is a directory"),
         (["run", "--junit", str(ROOT / "README.md" / "junit.xml")], "--junit", "is a regular file, not a folder"),
         (["run", "--markdown", "/nonexistent/dir/summary.md"], "--markdown", "No such file or directory"),
-        (["run", "--markdown", "/dev/null"], "--markdown", "/dev/null is a character device"),
+        (["run", "--markdown", "/dev/stdin"], "--markdown", "/dev/stdin is standard input"),
+        (["run", "--junit", "/dev/fd/987654"], "--junit", "/dev/fd/987654 names descriptor 987654, which is not open"),
         (["run", "--save-failures", str(ROOT / "README.md")], "--save-failures", "is a regular file"),
         (["run", "--save-failures", str(ROOT / "README.md" / "x")], "--save-failures", "not a folder"),
         (["run", "--report-json", ""], "--report-json", "takes a file path"),
@@ -125,6 +126,12 @@ def test_two_outputs_naming_one_file_are_a_usage_error(
     target = tmp_path / "out"
     assert main(["run", "--junit", str(target), "--markdown", str(tmp_path / "." / "out")]) == Exit.USAGE
     assert "--junit and --markdown both name" in _one_usage_line(capsys)
+
+
+def test_two_outputs_on_standard_output_are_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """`-` and /dev/stdout are one descriptor: the report and the JUnit XML would interleave."""
+    assert main(["run", "--report-json", "-", "--junit", "/dev/stdout"]) == Exit.USAGE
+    assert "--report-json and --junit both name /dev/stdout" in _one_usage_line(capsys)
 
 
 def test_no_output_replaces_the_known_failure_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -84,6 +84,18 @@ def test_an_existing_file_is_never_replaced(tmp_path: Path, spec: Spec, capsys: 
     assert out.read_text() == "mine\n"
 
 
+@pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/null"])
+def test_a_stream_is_no_known_failure_file(
+    tmp_path: Path, spec: Spec, capfd: pytest.CaptureFixture[str], name: str
+) -> None:
+    """The file is read back and kept for --expect: a stream is refused, and nothing written."""
+    report = _report(tmp_path, spec, _outcomes())
+    assert main(["known-failures", str(report), "--out", name]) == 2
+    out, err = capfd.readouterr()
+    assert out == ""
+    assert err.startswith(f"error: --out takes a file: {name} is a stream, and the known-failure file is kept")
+
+
 def test_a_report_without_failures_writes_nothing(tmp_path: Path, spec: Spec, capsys: pytest.CaptureFixture[str]) -> None:
     report = _report(tmp_path, spec, [Passed(case_id=case_id) for case_id in IDS])
     out = tmp_path / "known.yaml"
