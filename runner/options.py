@@ -128,6 +128,13 @@ def output_file(text: str) -> Path:
     stream.
     """
     path = _path(text, "a file path")
+    try:
+        return _output_file(path, text)
+    except OSError as exc:  # a name too long, a loop of symlinks, a folder denied
+        raise _refuse(f"cannot write {text}: {files.describe(exc)}") from None
+
+
+def _output_file(path: Path, text: str) -> Path:
     fd = outputs.descriptor(path)
     if fd == 0:
         raise _refuse(f"takes a file to write: {text} is standard input")
@@ -152,6 +159,13 @@ def output_file(text: str) -> Path:
 def output_dir(text: str) -> Path:
     """A folder to write into: an existing directory, or one that can be made in its parent."""
     path = _path(text, "a folder path")
+    try:
+        return _output_dir(path, text)
+    except OSError as exc:  # a name too long, a loop of symlinks, a folder denied
+        raise _refuse(f"cannot write {text}: {files.describe(exc)}") from None
+
+
+def _output_dir(path: Path, text: str) -> Path:
     if path.exists():
         what = files.kind(os.stat(path).st_mode)
         if what != "a directory":

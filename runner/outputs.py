@@ -123,7 +123,9 @@ def write_atomically(path: Path, data: bytes, *, what: str) -> None:
     try:
         if path.is_dir() and not path.is_symlink():
             raise IsADirectoryError(21, "Is a directory")
-        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+        # The name cut to 100 characters: a name near the system's limit (255 bytes) leaves no
+        # room for the temporary file's prefix and suffix.
+        fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".partial")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             os.fchmod(handle.fileno(), _mode())

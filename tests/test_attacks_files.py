@@ -280,6 +280,14 @@ def test_interrupted_write_leaves_no_temporary_file(tmp_path: Path, monkeypatch:
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
+def test_a_name_near_the_limit_is_written(tmp_path: Path) -> None:
+    """A file name of 250 characters (the system allows 255) leaves no room for a temporary
+    name made of it and more: the temporary name is cut, and the file is written."""
+    target = tmp_path / ("r" * 245 + ".json")
+    outputs.write_atomically(target, b"{}\n", what="--report-json")
+    assert target.read_bytes() == b"{}\n" and [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
 def test_written_file_has_the_usual_permissions(tmp_path: Path) -> None:
     """A report is readable as any file the user creates (the umask decides), not 0600."""
     target = tmp_path / "report.json"
