@@ -664,6 +664,29 @@ class NameMatchesAnyStep(Writer):
         self.by_name = (any_name,)
 
 
+@mutant("name-before-printing")
+class NameBeforePrinting(Writer):
+    """Resolves a description by its name before its printing (NAME-7's steps 2 and 3 swapped)."""
+
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        if description.source_id is None and description.name is not None:
+            by_name = replace(description, printing=None)
+            card, mapped = super().identify(by_name)
+            if card is not None:
+                return card, mapped
+        return super().identify(description)
+
+
+@mutant("source-id-printing-over-shown")
+class SourceIdPrintingOverShown(Writer):
+    """Records the printing a source ID maps to, not the one the description shows beside it (PRINT-2)."""
+
+    def recorded_printing(
+        self, description: Description, card: CardFacts | None, mapped: Printing | None
+    ) -> Printing | None:
+        return mapped if mapped is not None else description.printing
+
+
 @mutant("set-code-lookup-case-sensitive")
 class SetCodeLookupCaseSensitive(Writer):
     """Looks printings up in the card database section with the set code's case (PRINT-2)."""
