@@ -26,6 +26,7 @@ import tempfile
 from pathlib import Path
 
 from cardid_conformance import files
+from cardid_runner.stop import SIGNALS
 
 
 class OutputError(Exception):
@@ -54,7 +55,10 @@ def descriptor(path: Path) -> int | None:
     text = str(path)
     if text == "-":
         return 1
-    name = os.path.normpath(os.path.join(os.getcwd(), text))
+    try:
+        name = os.path.normpath(os.path.join(os.getcwd(), text))
+    except OSError:  # the working folder is gone: only an absolute name can be one
+        name = os.path.normpath(text)
     if name in _STANDARD:
         return _STANDARD[name]
     numbered = _NUMBERED.fullmatch(name)
@@ -71,13 +75,23 @@ def is_stream(path: Path) -> bool:
 
 
 def _write_all(fd: int, data: bytes) -> None:
-    """Write every byte of `data` to `fd`, waiting while a non-blocking one is full."""
+    """Write every byte of `data` to the stream `fd`, a chunk it can take at a time (PIPE_BUF,
+    once poll says it can take some, so that no write waits), waiting for the reader as long
+    as it takes, but not past a signal: during a run, signals are only recorded (runner/stop.py),
+    so a reader that never reads would hold the run past Ctrl-C and SIGTERM."""
+    signals = SIGNALS.received
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
     view = memoryview(data)
     while view:
+        if not poller.poll(100):
+            if SIGNALS.received != signals:
+                raise InterruptedError(errno.EINTR, "interrupted while its reader took nothing")
+            continue
         try:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view[: select.PIPE_BUF]):]
         except BlockingIOError:
-            select.select([], [fd], [])
+            continue
 
 
 def _to_stream(path: Path, data: bytes) -> None:

@@ -58,6 +58,9 @@ class Signals:
 
     def __init__(self) -> None:
         self.first: int | None = None
+        #: How many signals came: a wait that must end at any further one (the write of a
+        #: report into a stream no one reads, runner/outputs.py) compares it with its start's.
+        self.received = 0
         self._previous: dict[int, Any] = {}
 
     def __enter__(self) -> Self:
@@ -71,6 +74,7 @@ class Signals:
     def _handle(self, signum: int, frame: object) -> None:
         if self.first is None:
             self.first = signum
+        self.received += 1
         STOP.set()
 
     def __exit__(self, *exc: object) -> None:

@@ -5,11 +5,13 @@ process faults."""
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 from pathlib import Path
@@ -272,3 +274,33 @@ def test_only_marked_processes_are_killed() -> None:
     finally:
         bystander.kill()
         bystander.wait()
+
+
+def test_a_signal_ends_the_wait_for_a_report_reader_that_never_reads(tmp_path: Path) -> None:
+    """A FIFO whose reader opened it and reads nothing: the report waits for it, as a write to
+    any stream would, until a signal comes. During a run a signal is only recorded, so before,
+    SIGTERM left the runner waiting for ever; now that report is an error naming it, the other
+    outputs are written, and the run exits 2, as for any output that cannot be written (the
+    cases had all run: the run was not interrupted)."""
+    fifo, junit = tmp_path / "report.fifo", tmp_path / "junit.xml"
+    os.mkfifo(fifo)
+    reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, which reads nothing
+    try:
+        capacity = fcntl.fcntl(reading, fcntl.F_SETPIPE_SZ, 4096)  # the report (45 cases) is larger
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cardid_runner", "run", "--rule", "TXT", "--report-json", str(fifo),
+             "--junit", str(junit), "-q"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+
+        def full() -> bool:
+            return int.from_bytes(fcntl.ioctl(reading, termios.FIONREAD, b"\0\0\0\0"), "little") >= capacity
+
+        assert _wait_for(full), "the report never filled the pipe"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        os.close(reading)
+    assert proc.returncode == Exit.USAGE, out + err
+    assert f"error: cannot write --report-json {fifo}: interrupted while its reader took nothing" in err
+    assert 'errors="0"' in junit.read_text(encoding="utf-8")
