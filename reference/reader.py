@@ -97,6 +97,14 @@ class Cursor:
 class CardTableReader:
     """Parses card table text, one entry per non-empty line."""
 
+    #: The grammar's fields that a pattern matches (class attributes, so that a reader can be
+    #: varied field by field, as the tests' wrong readers are).
+    INSTANCE_ID = _INSTANCE_ID
+    SET_CODE = _SET_CODE
+    SOURCE_ID = _SOURCE_ID
+    PLAYER = _PLAYER
+    KIND = _KIND
+
     def read(self, text: str) -> dict[str, Any]:
         """The reader result for the text, or RequestError naming the first bad line."""
         seen: set[str] = set()
@@ -127,7 +135,7 @@ class CardTableReader:
     def entry(self, cur: Cursor) -> dict[str, Any]:
         """`entry = "#" instance-id SP name [SP printing] *(SP source-id) SP owner [SP kind]`."""
         cur.expect("#", '"#" at the start of an entry')
-        iid = cur.match(_INSTANCE_ID, "an instance ID")
+        iid = cur.match(self.INSTANCE_ID, "an instance ID")
         cur.expect(" ", "one space after the instance ID")
         name = self.name(cur)
         cur.expect(" ", "one space after the name")
@@ -137,16 +145,16 @@ class CardTableReader:
             cur.expect(" ", "one space after the printing")
         source_ids = []
         while not cur.startswith("owner="):
-            source_id = cur.match(_SOURCE_ID, "a source ID or owner=")
+            source_id = cur.match(self.SOURCE_ID, "a source ID or owner=")
             if self.keeps_source_id(source_id):
                 source_ids.append(source_id)
             cur.expect(" ", "one space after the source ID")
         cur.expect("owner=", "owner=")
-        owner = self.quoted(cur) if cur.peek() == '"' else cur.match(_PLAYER, "a player")
+        owner = self.quoted(cur) if cur.peek() == '"' else cur.match(self.PLAYER, "a player")
         kind = "card"
         if not cur.at_end:
             cur.expect(" ", "one space before the kind")
-            kind = cur.match(_KIND, "token or copy")
+            kind = cur.match(self.KIND, "token or copy")
         if not cur.at_end:
             cur.fail("expected the end of the line")
         return {
@@ -195,7 +203,7 @@ class CardTableReader:
     def printing(self, cur: Cursor) -> dict[str, str]:
         """`printing = "[" set-code SP collector-number "]"`."""
         cur.expect("[", '"["')
-        set_code = cur.match(_SET_CODE, "a set code of 3 to 6 letters or digits")
+        set_code = cur.match(self.SET_CODE, "a set code of 3 to 6 letters or digits")
         cur.expect(" ", "one space after the set code")
         start = cur.pos
         while not cur.at_end and is_number_char(cur.peek()):

@@ -988,6 +988,10 @@ class ReaderOwnerOptional(CardTableReader):
 class _LooseSpaceCursor(Cursor):
     """A cursor that takes a run of spaces wherever the grammar wants exactly one."""
 
+    def __init__(self, text: str, lineno: int, pos: int = 0) -> None:
+        super().__init__(text, lineno)
+        self.pos = pos
+
     def expect(self, literal: str, what: str) -> None:
         super().expect(literal, what)
         if literal == " ":
@@ -1039,6 +1043,133 @@ class ReaderQuestionLiteral(CardTableReader):
             cur.take()
             return "?"
         return super().name(cur)
+
+
+@mutant("reader-card-kind-written")
+class ReaderCardKindWritten(CardTableReader):
+    """Accepts `card` written as the kind, since an absent kind means card (TXT-2)."""
+
+    KIND = re.compile(r"token|copy|card")
+
+
+@mutant("reader-kind-by-prefix")
+class ReaderKindByPrefix(CardTableReader):
+    """Reads the kind by its start, so `tokens` is a token (TXT-2)."""
+
+    KIND = re.compile(r"(?:token|copy)\S*")
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        entry = super().entry(cur)
+        return {**entry, "kind": "token" if entry["kind"].startswith("token") else entry["kind"][:4]}
+
+
+@mutant("reader-unicode-players")
+class ReaderUnicodePlayers(CardTableReader):
+    """Matches an unquoted player with Python's Unicode \\w, so owner=Jürgen needs no quotes (TXT-2)."""
+
+    PLAYER = re.compile(r"[\w.-]+")
+
+
+@mutant("reader-unicode-ids")
+class ReaderUnicodeIds(CardTableReader):
+    """Matches instance IDs with Python's Unicode \\w, so #ç1 is an ID (TXT-2)."""
+
+    INSTANCE_ID = re.compile(r"[\w.-]+")
+
+
+@mutant("reader-empty-ids")
+class ReaderEmptyIds(CardTableReader):
+    """Allows an empty instance ID, a * for the + of the grammar (TXT-2)."""
+
+    INSTANCE_ID = re.compile(r"[A-Za-z0-9._-]*")
+
+
+@mutant("reader-source-id-to-space")
+class ReaderSourceIdToSpace(CardTableReader):
+    """Takes a source ID's value as everything up to the next space, so mtgo:1,2 is one (TXT-2)."""
+
+    SOURCE_ID = re.compile(r"[a-z][a-z0-9-]*:[^ ]+")
+
+
+@mutant("reader-empty-source-id-values")
+class ReaderEmptySourceIdValues(CardTableReader):
+    """Allows an empty source-ID value, a * for the + of the grammar, so mtgo: is one (TXT-2)."""
+
+    SOURCE_ID = re.compile(r"[a-z][a-z0-9-]*:[A-Za-z0-9_./-]*")
+
+
+@mutant("reader-source-ids-by-prefix")
+class ReaderSourceIdsByPrefix(CardTableReader):
+    """Keeps source IDs in a map by prefix, so a second mtgo: ID replaces the first (TXT-1)."""
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        entry = super().entry(cur)
+        by_prefix = dict(source_id.split(":", 1) for source_id in entry["source_ids"])
+        return {**entry, "source_ids": [f"{prefix}:{value}" for prefix, value in by_prefix.items()]}
+
+
+@mutant("reader-fields-by-shape")
+class ReaderFieldsByShape(CardTableReader):
+    """Tells the printing from source IDs by its shape wherever it comes, so it may follow them (TXT-2)."""
+
+    def entry(self, cur: Cursor) -> dict[str, Any]:
+        head, owner, tail = cur.text.partition(" owner=")
+        after = re.fullmatch(r'(#\S+ (?:"(?:[^"\\]|\\.)*"|\?))((?: [a-z][a-z0-9-]*:\S+)+)( \[[^\]]*\])(.*)', head)
+        if after is None:
+            return super().entry(cur)
+        line = after[1] + after[3] + after[2] + after[4] + owner + tail
+        return super().entry(Cursor(line, cur.lineno))
+
+
+@mutant("reader-number-to-bracket")
+class ReaderNumberToBracket(CardTableReader):
+    """Takes the collector number as everything up to "]", spaces included (TXT-2)."""
+
+    def printing(self, cur: Cursor) -> dict[str, str]:
+        end = cur.text.find("]", cur.pos)
+        if end > 0:
+            inside = cur.text[cur.pos : end]
+            set_code, space, number = inside.partition(" ")
+            if space and " " in number:
+                cur.pos = end + 1
+                return {"set": set_code.removeprefix("["), "number": number}
+        return super().printing(cur)
+
+
+@mutant("reader-printing-loose-space")
+class ReaderPrintingLooseSpace(CardTableReader):
+    """Takes any run of spaces between the set code and the collector number (TXT-2)."""
+
+    def printing(self, cur: Cursor) -> dict[str, str]:
+        loose = _LooseSpaceCursor(cur.text, cur.lineno, cur.pos)
+        printing = super().printing(loose)
+        cur.pos = loose.pos
+        return printing
+
+
+@mutant("reader-backslash-before-quote")
+class ReaderBackslashBeforeQuote(CardTableReader):
+    """Ends a quoted string at the first quote without a backslash before it, so "P1\\\\" is unclosed (TXT-1)."""
+
+    def quoted(self, cur: Cursor) -> str:
+        end = cur.pos + 1
+        while (end := cur.text.find('"', end)) > 0 and cur.text[end - 1] == "\\":
+            end += 1
+        if end < 0:
+            cur.pos = len(cur.text)
+            cur.fail("the quoted string is not closed")
+        return super().quoted(cur)
+
+
+@mutant("reader-rejects-empty-text")
+class ReaderRejectsEmptyText(CardTableReader):
+    """Rejects a text with no entry, as a reader that takes an empty table for a failed export (TXT-1)."""
+
+    def read(self, text: str) -> dict[str, Any]:
+        result = super().read(text)
+        if not result["card_table"]:
+            raise RequestError("the card table has no entry")
+        return result
 
 
 @mutant("reader-rejection-exit-only")
