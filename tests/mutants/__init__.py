@@ -25,6 +25,7 @@ from cardid_reference.writer import (
     is_library,
     normalize_name,
     zone_kind,
+    zone_player,
 )
 
 #: Mutant name -> the writer or reader class that breaks one behaviour.
@@ -840,6 +841,98 @@ class RejectionExitOnly(Writer):
             return super().run()
         except RequestError:
             raise ExitWithoutRejection from None
+
+
+# ------------------------------------------------- hidden zones and inconsistent requests
+
+
+@mutant("one-opponent-hidden")
+class OneOpponentHidden(Writer):
+    """Treats only the first other player's hand as hidden, as a parser written for two players (HID-1)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__(request)
+        self.first_other = next(p for p in request["players"] if p != self.perspective)
+
+    def loses_track_in(self, zone: str) -> bool:
+        return super().loses_track_in(zone) and zone_player(zone) == self.first_other
+
+
+@mutant("mention-follows-handle-anywhere")
+class MentionFollowsHandleAnywhere(Writer):
+    """Moves a card mentioned or revealed outside the zone it is held in there, as if a move were left out (REQ-1)."""
+
+    def shown_in_place(self, obs: Observation, zone: str) -> str:
+        handle = obs.handle()
+        iid = self.by_handle.get(handle)
+        if iid is not None and self.zone_of[iid] != zone:
+            self.place(iid, zone, handle)
+            return iid
+        return super().shown_in_place(obs, zone)
+
+
+@mutant("control-change-introduces")
+class ControlChangeIntroduces(Writer):
+    """Introduces a card never seen on the battlefield at a control change, as a mention would (REQ-3)."""
+
+    def on_control_change(self, obs: Observation) -> str:
+        if obs.handle() not in self.by_handle:
+            iid = self.allocate(owner=self.perspective, kind="card", index=obs.index)
+            self.place(iid, "battlefield", obs.handle())
+        return super().on_control_change(obs)
+
+
+@mutant("transform-introduces")
+class TransformIntroduces(Writer):
+    """Introduces a card never seen on the battlefield at a transform, as a mention would (REQ-3)."""
+
+    def on_transform(self, obs: Observation) -> str:
+        if obs.handle() not in self.by_handle:
+            iid = self.allocate(owner=self.perspective, kind="card", index=obs.index)
+            self.place(iid, "battlefield", obs.handle())
+        return super().on_transform(obs)
+
+
+@mutant("library-size-resyncs")
+class LibrarySizeResyncs(Writer):
+    """Takes a library_size that differs from the known size as the new size, instead of rejecting it (REQ-5)."""
+
+    def on_library_size(self, obs: Observation) -> None:
+        library = self.library(self.library_zone(obs))
+        if library.size is not None and library.size != obs.integer("size", 0):
+            library.size = None
+        super().on_library_size(obs)
+
+
+@mutant("empty-library-unknown-take")
+class EmptyLibraryUnknownTake(Writer):
+    """Checks a take against the known size only at a known position, so one from an empty library is answered (REQ-5)."""
+
+    def check_fits(self, obs: Observation, zone: str, position: Position, *, putting: bool) -> None:
+        if position is not None:
+            super().check_fits(obs, zone, position, putting=putting)
+
+
+@mutant("puts-unchecked")
+class PutsUnchecked(Writer):
+    """Checks takes against the known library size but never puts, so a put below the bottom is answered (REQ-5)."""
+
+    def check_fits(self, obs: Observation, zone: str, position: Position, *, putting: bool) -> None:
+        if not putting:
+            super().check_fits(obs, zone, position, putting=putting)
+
+
+@mutant("reorder-count-unchecked")
+class ReorderCountUnchecked(Writer):
+    """Answers a reorder of more cards than the library's known size (REQ-5)."""
+
+    def on_reorder(self, obs: Observation) -> None:
+        library = self.library(self.library_zone(obs))
+        known, library.size = library.size, None
+        try:
+            super().on_reorder(obs)
+        finally:
+            library.size = known
 
 
 # --------------------------------------------------------------------------- the reader
