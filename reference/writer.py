@@ -842,7 +842,9 @@ class Writer:
         if not is_library(zone):  # in a library it ceases to exist at once (TOK-4)
             self.place(iid, zone, handle)
         description = obs.description("card")
-        if inherited is not None and (description is None or description.name is None):
+        # TOK-5: the name the copy's own description resolves to (by its name, source ID or
+        # printing), else the original's.
+        if inherited is not None and (description is None or self.resolve(description).name is None):
             named = Identity(name=inherited, printing=None, source_ids=())
             self.entries[iid] = self.bind(self.entries[iid], named, obs.index)
         self.describe(iid, description, obs.index)
