@@ -28,8 +28,11 @@ from tests.conftest import NO_HYPOTHESIS, ROOT
 
 IMPL = f"{sys.executable} {Path(__file__).parent / 'fakes' / 'fake_impl.py'} xdist-mix"
 #: The same 14 cases for `pytest -k` and `cardid run --case`.
-SELECTION = ("flicker-keeps-id", "shuffle-ends", "reader-unknown-name", "reader-quoted", "reader-rejects-e",
-             "reader-rejects-u")
+#: Whole names (a prefix would take in each new case that shares it).
+SELECTION = ("flicker-keeps-id", "shuffle-ends", "reader-unknown-name", "reader-quoted", "reader-rejects-empty-name",
+             "reader-rejects-empty-owner", "reader-rejects-empty-quoted-owner", "reader-rejects-unknown-escape",
+             "reader-rejects-unknown-kind", "reader-rejects-unquoted-name",
+             "reader-rejects-upper-case-source-id-prefix")
 KNOWN = (
     "implementation: fake xdist-mix\nknown_failures:\n"
     "  - case: flicker-keeps-id\n    reason: splits on flicker\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -933,6 +933,204 @@ class ReorderCountUnchecked(Writer):
             super().on_reorder(obs)
         finally:
             library.size = known
+
+
+# ------------------------------------------------- zones, mulligans and library sizes
+
+
+@mutant("command-zone-hidden")
+class CommandZoneHidden(Writer):
+    """Treats the command zone as hidden, so a commander put there loses its ID (ID-3)."""
+
+    def loses_track_in(self, zone: str) -> bool:
+        return zone == "command" or super().loses_track_in(zone)
+
+
+@mutant("mulligan-ends-every-hand")
+class MulliganEndsEveryHand(Writer):
+    """Ends the IDs in every player's hand at a mulligan, not only the mulliganing player's (ID-8)."""
+
+    def on_mulligan(self, obs: Observation) -> None:
+        super().on_mulligan(obs)
+        for zone in list(self.in_zone):
+            if zone_kind(zone) == "hand":
+                self.end_ids(list(self.in_zone.get(zone, ())))
+
+
+@mutant("mulligan-keeps-size")
+class MulliganKeepsSize(Writer):
+    """Keeps a library's known size through its player's mulligan (ID-8, LIB-5)."""
+
+    def on_mulligan(self, obs: Observation) -> None:
+        library = self.library(f"library:{obs.need('player')}")
+        size = library.size
+        super().on_mulligan(obs)
+        library.size = size
+
+
+@mutant("new-game-keeps-sizes")
+class NewGameKeepsSizes(Writer):
+    """Ends every ID at a new game or restart but keeps the libraries' known sizes (ID-9, LIB-5)."""
+
+    def end_all(self, keep: Iterable[str]) -> None:
+        sizes = {zone: library.size for zone, library in self.libraries.items()}
+        super().end_all(keep)
+        for zone, size in sizes.items():
+            self.library(zone).size = size
+
+
+@mutant("shuffle-forgets-size")
+class ShuffleForgetsSize(Writer):
+    """Makes a library's known size unknown again at a shuffle (LIB-2, LIB-5)."""
+
+    def on_shuffle(self, obs: Observation) -> None:
+        super().on_shuffle(obs)
+        self.library(self.library_zone(obs)).size = None
+
+
+@mutant("unknown-take-keeps-size")
+class UnknownTakeKeepsSize(Writer):
+    """Does not count a card taken at an unknown library position out of the known size (LIB-4, LIB-5)."""
+
+    def leave_library(self, obs: Observation, src: str) -> str | None:
+        if obs.position("from_position") is not None:
+            return super().leave_library(obs, src)
+        self.check_fits(obs, src, None, putting=False)
+        self.end_library(src)
+        return None
+
+
+# ------------------------------------------------------------ names, printings, tokens, copies
+
+
+@mutant("lookup-step-by-fields-shown")
+class LookupStepByFieldsShown(Writer):
+    """Picks the NAME-7 step by which fields a description has, so an unlisted source ID hides the rest (NAME-7)."""
+
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        if description.source_id is not None:
+            return self.by_source_id.get(description.source_id, (None, None))
+        if description.printing is not None:
+            return self.by_printing.get(self.printing_key(description.printing)), None
+        return super().identify(description)
+
+
+@mutant("alchemy-prefix-ignored")
+class AlchemyPrefixIgnored(Writer):
+    """Compares names without the "A-" prefix, so Winota and A-Winota match each other (NAME-4, NAME-7)."""
+
+    def index_cards(self) -> None:
+        super().index_cards()
+        self.by_name = tuple(
+            {name.removeprefix("A-"): card for name, card in reversed(step.items())} for step in self.by_name
+        )
+
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        if description.name is None:
+            return super().identify(description)
+        return super().identify(replace(description, name=description.name.removeprefix("A-")))
+
+
+@mutant("token-printing-recorded")
+class TokenPrintingRecorded(Writer):
+    """Records the printing a token is shown with, as for a card (PRINT-3)."""
+
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        bound = super().bind(entry, identity, index)
+        if bound is entry or entry.kind != "token" or bound.printing is not None:
+            return bound
+        return replace(bound, printing=identity.printing)
+
+
+@mutant("token-skips-card-database")
+class TokenSkipsCardDatabase(Writer):
+    """Names a token as its description shows it, never looking it up in the card section (NAME-1, NAME-7)."""
+
+    creating: Kind | None = None
+
+    def create(self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None) -> str:
+        self.creating = kind
+        try:
+            return super().create(obs, kind=kind, zone=zone, inherited=inherited)
+        finally:
+            self.creating = None
+
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        return (None, None) if self.creating == "token" else super().identify(description)
+
+
+@mutant("unmatched-name-keeps-curly-apostrophe")
+class UnmatchedNameKeepsCurlyApostrophe(Writer):
+    """Reads U+2019 as U+0027 only to look a name up, so a name matching no card keeps it (NAME-6)."""
+
+    def resolve(self, description: Description) -> Identity:
+        identity = super().resolve(description)
+        if self.identify(description)[0] is None and description.name is not None:
+            return replace(identity, name=unicodedata.normalize("NFC", description.name))
+        return identity
+
+
+@mutant("nfkc-names")
+class NfkcNames(Writer):
+    """Normalizes shown names with NFKC rather than NFC, folding full-width signs (NAME-6)."""
+
+    def shown_name(self, name: str) -> str:
+        return unicodedata.normalize("NFKC", name.replace("\u2019", "'"))
+
+
+@mutant("token-exiled-kept")
+class TokenExiledKept(Writer):
+    """Keeps a token's ID when it is exiled, as if a flicker could bring it back (TOK-2)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        return not (entry.kind == "token" and dst == "exile") and super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("token-bounced-to-hand-kept")
+class TokenBouncedToHandKept(Writer):
+    """Keeps a token's ID when it is returned to a hand (TOK-2)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        bounced = entry.kind == "token" and zone_kind(dst) == "hand"
+        return not bounced and super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-survives-exile")
+class CopySurvivesExile(Writer):
+    """Counts exile among the zones a copy can exist in, so a spell copy exiled from the stack lives on (TOK-3)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        kept = entry.kind == "copy" and src != "battlefield" and dst == "exile"
+        return not kept and super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-survives-hand")
+class CopySurvivesHand(Writer):
+    """Ends a spell copy only in a graveyard or a library, so one returned to hand lives on (TOK-3)."""
+
+    def ceases_to_exist(self, entry: Entry, src: str, dst: str) -> bool:
+        kept = entry.kind == "copy" and src != "battlefield" and zone_kind(dst) == "hand"
+        return not kept and super().ceases_to_exist(entry, src, dst)
+
+
+@mutant("copy-owner-from-original")
+class CopyOwnerFromOriginal(Writer):
+    """Gives a copy the owner of the original it names, not the player who created it (OWN-1)."""
+
+    def on_create_copy(self, obs: Observation) -> str:
+        iid = super().on_create_copy(obs)
+        original = self.by_handle.get(obs.data.get("original", ""))
+        if original is not None:
+            self.entries[iid] = replace(self.entries[iid], owner=self.entries[original].owner)
+        return iid
+
+
+@mutant("copy-named-only-from-a-spell")
+class CopyNamedOnlyFromASpell(Writer):
+    """Names a copy after its original only when the original is a spell on the stack (TOK-5)."""
+
+    def inherited_name(self, original: Entry) -> str | None:
+        return original.name if self.zone_of.get(original.id) == "stack" else None
 
 
 # --------------------------------------------------------------------------- the reader
