@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -96,8 +97,10 @@ def _plainly_right(expected: CardEntry, entry: Mapping[str, Any]) -> bool:
     """
     printing = entry.get("printing")
     want = expected.printing
+    name = entry.get("name")
     return (
-        entry.get("name") == expected.name
+        name == expected.name
+        and (name is None or unicodedata.is_normalized("NFC", name))
         and entry["owner"] == expected.owner
         and entry.get("kind", "card") == expected.kind
         and entry.get("revealed_at") == expected.revealed_at
@@ -289,6 +292,10 @@ def _compare_entry(
             rule = _case_rule(case, ("NAME",)) or ("TXT-1" if case.role == "reader" else "NAME-1")
             what = f"name {got_name!r}, expected {want_name!r}"
         out.append(Difference(rule=rule, message=f"{where}: {what}"))
+    elif case.role == "writer" and actual.name != got_name:  # the right name, not in NFC
+        # Escaped: the two forms look the same when printed.
+        what = f"name {actual.name!a} is not in Unicode NFC ({got_name!a}), as names are recorded"
+        out.append(Difference(rule="NAME-6", message=f"{where}: {what}"))
     want_print, got_print = normalize_printing(expected.printing), normalize_printing(actual.printing)
     if want_print != got_print:
         if case.role == "reader":

@@ -11,7 +11,7 @@ from cardid_conformance.compare import compare_writer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.conftest import WRITER_ANSWER
+from tests.conftest import WRITER_ANSWER, WRITER_CASE
 
 
 def _answer(**changes: Any) -> dict[str, Any]:
@@ -97,6 +97,21 @@ def test_set_code_case_and_nfc_are_the_only_leniency(make_case: Callable[..., Ca
     assert compare_writer(case, answer) == []
     answer["card_table"][1]["printing"] = {"set": "ELD", "number": "0254"}
     assert [d.rule for d in compare_writer(case, answer)] == ["PRINT-2"]
+
+
+def test_a_writer_name_not_in_nfc_is_a_name6_difference(make_case: Callable[..., Case]) -> None:
+    """The expected name is taken in NFC, and a writer records names in NFC (NAME-6): the right
+    name decomposed (NFD) fails there, where before NFC on both sides let it pass."""
+    data = copy.deepcopy(WRITER_CASE)
+    data["expect"]["instances"]["isle"]["name"] = "Lim-D\u00fbl's Vault"
+    case = make_case(data)
+    answer = _answer()
+    answer["card_table"][0]["name"] = "Lim-D\u00fbl's Vault"
+    assert compare_writer(case, answer) == []
+    answer["card_table"][0]["name"] = "Lim-Du\u0302l's Vault"
+    differences = compare_writer(case, answer)
+    assert [d.rule for d in differences] == ["NAME-6"]
+    assert "is not in Unicode NFC" in differences[0].message
 
 
 def _load_sample() -> Case:

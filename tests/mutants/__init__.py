@@ -1078,6 +1078,14 @@ class NfkcNames(Writer):
         return unicodedata.normalize("NFKC", name.replace("\u2019", "'"))
 
 
+@mutant("names-in-nfd")
+class NamesInNfd(Writer):
+    """Records names decomposed (NFD), as a parser that decomposes names to look them up (NAME-6)."""
+
+    def oracle_name(self, card: CardFacts) -> str:
+        return unicodedata.normalize("NFD", super().oracle_name(card))
+
+
 @mutant("token-exiled-kept")
 class TokenExiledKept(Writer):
     """Keeps a token's ID when it is exiled, as if a flicker could bring it back (TOK-2)."""
