@@ -1344,11 +1344,42 @@ class ReaderQuestionLiteral(CardTableReader):
         return super().name(cur)
 
 
-@mutant("reader-card-kind-written")
-class ReaderCardKindWritten(CardTableReader):
-    """Accepts `card` written as the kind, since an absent kind means card (TXT-2)."""
+def _patterned(name: str, doc: str, **patterns: str) -> None:
+    """Register a reader that differs from the reference in a field's pattern only."""
+    compiled = {field: re.compile(pattern) for field, pattern in patterns.items()}
+    mutant(name)(type(name, (CardTableReader,), {"__doc__": doc, **compiled}))
 
-    KIND = re.compile(r"token|copy|card")
+
+_patterned(
+    "reader-card-kind-written",
+    "Accepts `card` written as the kind, since an absent kind means card (TXT-2).",
+    KIND=r"token|copy|card",
+)
+_patterned(
+    "reader-unicode-players",
+    "Matches an unquoted player with Python's Unicode \\w, so owner=Jürgen needs no quotes (TXT-2).",
+    PLAYER=r"[\w.-]+",
+)
+_patterned(
+    "reader-unicode-ids",
+    "Matches instance IDs with Python's Unicode \\w, so #ç1 is an ID (TXT-2).",
+    INSTANCE_ID=r"[\w.-]+",
+)
+_patterned(
+    "reader-empty-ids",
+    "Allows an empty instance ID, a * for the + of the grammar (TXT-2).",
+    INSTANCE_ID=r"[A-Za-z0-9._-]*",
+)
+_patterned(
+    "reader-source-id-to-space",
+    "Takes a source ID's value as everything up to the next space, so mtgo:1,2 is one (TXT-2).",
+    SOURCE_ID=r"[a-z][a-z0-9-]*:[^ ]+",
+)
+_patterned(
+    "reader-empty-source-id-values",
+    "Allows an empty source-ID value, a * for the + of the grammar, so mtgo: is one (TXT-2).",
+    SOURCE_ID=r"[a-z][a-z0-9-]*:[A-Za-z0-9_./-]*",
+)
 
 
 @mutant("reader-kind-by-prefix")
@@ -1360,41 +1391,6 @@ class ReaderKindByPrefix(CardTableReader):
     def entry(self, cur: Cursor) -> dict[str, Any]:
         entry = super().entry(cur)
         return {**entry, "kind": "token" if entry["kind"].startswith("token") else entry["kind"][:4]}
-
-
-@mutant("reader-unicode-players")
-class ReaderUnicodePlayers(CardTableReader):
-    """Matches an unquoted player with Python's Unicode \\w, so owner=Jürgen needs no quotes (TXT-2)."""
-
-    PLAYER = re.compile(r"[\w.-]+")
-
-
-@mutant("reader-unicode-ids")
-class ReaderUnicodeIds(CardTableReader):
-    """Matches instance IDs with Python's Unicode \\w, so #ç1 is an ID (TXT-2)."""
-
-    INSTANCE_ID = re.compile(r"[\w.-]+")
-
-
-@mutant("reader-empty-ids")
-class ReaderEmptyIds(CardTableReader):
-    """Allows an empty instance ID, a * for the + of the grammar (TXT-2)."""
-
-    INSTANCE_ID = re.compile(r"[A-Za-z0-9._-]*")
-
-
-@mutant("reader-source-id-to-space")
-class ReaderSourceIdToSpace(CardTableReader):
-    """Takes a source ID's value as everything up to the next space, so mtgo:1,2 is one (TXT-2)."""
-
-    SOURCE_ID = re.compile(r"[a-z][a-z0-9-]*:[^ ]+")
-
-
-@mutant("reader-empty-source-id-values")
-class ReaderEmptySourceIdValues(CardTableReader):
-    """Allows an empty source-ID value, a * for the + of the grammar, so mtgo: is one (TXT-2)."""
-
-    SOURCE_ID = re.compile(r"[a-z][a-z0-9-]*:[A-Za-z0-9_./-]*")
 
 
 @mutant("reader-source-ids-by-prefix")
