@@ -935,6 +935,82 @@ class ReorderCountUnchecked(Writer):
             library.size = known
 
 
+@mutant("control-change-of-permanents-only")
+class ControlChangeOfPermanentsOnly(Writer):
+    """Rejects a control change of a spell on the stack, as if only permanents changed control (REQ-3, ID-4)."""
+
+    def on_control_change(self, obs: Observation) -> str:
+        iid = super().on_control_change(obs)
+        if self.zone_of[iid] != "battlefield":
+            raise RequestError(f"{obs.label()}: not a permanent")
+        return iid
+
+
+@mutant("copy-handle-unchecked")
+class CopyHandleUnchecked(Writer):
+    """Checks that a token's handle is free but not a copy's, taking the handle from what held it (REQ-2)."""
+
+    def on_create_copy(self, obs: Observation) -> str:
+        other = self.by_handle.get(obs.handle())
+        if other is not None:
+            self.unhandle(other)
+        return super().on_create_copy(obs)
+
+
+@mutant("melded-handle-checked-as-object-only")
+class MeldedHandleCheckedAsObjectOnly(Writer):
+    """Rejects a melded permanent's handle as an observation's `object` only, not in `carried` and the rest (REQ-4)."""
+
+    def check_not_melded(self, obs: Observation) -> None:
+        handle = obs.data.get("object")
+        if isinstance(handle, str) and handle in self.melded:
+            raise RequestError(f"{obs.label()}: the melded permanent's handle is no object (REQ-4)")
+
+
+@mutant("melded-handle-freed-when-cards-leave")
+class MeldedHandleFreedWhenCardsLeave(Writer):
+    """Frees a melded permanent's handle once its cards have left the battlefield, not at the next game (REQ-4)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__(request)
+        self.meld_cards: dict[str, set[str]] = {}
+
+    def on_meld(self, obs: Observation) -> str:
+        iid = super().on_meld(obs)
+        self.meld_cards.setdefault(obs.data["permanent"], set()).add(iid)
+        return iid
+
+    def on_move(self, obs: Observation) -> str:
+        iid = super().on_move(obs)
+        for permanent, cards in list(self.meld_cards.items()):
+            if all(self.zone_of.get(card) != "battlefield" for card in cards):
+                self.melded.discard(permanent)
+                del self.meld_cards[permanent]
+        return iid
+
+
+@mutant("face-down-forgets-name")
+class FaceDownForgetsName(Writer):
+    """Clears a card's bound name, printing and source IDs when it moves face down (HID-3, VIS-1)."""
+
+    def on_move(self, obs: Observation) -> str:
+        iid = super().on_move(obs)
+        if obs.get("face_down") is True and obs.get("card") is None:
+            self.entries[iid] = replace(self.entries[iid], name=None, printing=None, source_ids=())
+        return iid
+
+
+@mutant("put-from-bottom-limited-to-size")
+class PutFromBottomLimitedToSize(Writer):
+    """Rejects a put at -(S+1), the new top counted from the bottom, as a take there would be (REQ-5)."""
+
+    def check_fits(self, obs: Observation, zone: str, position: Position, *, putting: bool) -> None:
+        size = self.library(zone).size
+        if putting and position is not None and position < 0 and size is not None and -position > size:
+            self.size_conflict(obs, "beyond")
+        super().check_fits(obs, zone, position, putting=putting)
+
+
 # ------------------------------------------------- zones, mulligans and library sizes
 
 
@@ -998,6 +1074,65 @@ class UnknownTakeKeepsSize(Writer):
         self.check_fits(obs, src, None, putting=False)
         self.end_library(src)
         return None
+
+
+@mutant("unknown-put-uncounted")
+class UnknownPutUncounted(Writer):
+    """Does not count a card put into a library at an unknown position in its known size (LIB-3, LIB-5)."""
+
+    def library(self, zone: str) -> Library:
+        return self.libraries.setdefault(zone, _UnknownPutUncountedLibrary())
+
+
+class _UnknownPutUncountedLibrary(Library):
+    __slots__ = ()
+
+    def put(self, iid: str, position: Position) -> None:
+        size = self.size
+        super().put(iid, position)
+        if position is None:
+            self.size = size
+
+
+@mutant("reorder-near-end-only")
+class ReorderNearEndOnly(Writer):
+    """Ends only the IDs tracked from the reordered end, missing those the known size brings in reach from the other (LIB-3)."""
+
+    def library(self, zone: str) -> Library:
+        return self.libraries.setdefault(zone, _NearEndLibrary())
+
+
+class _NearEndLibrary(Library):
+    __slots__ = ()
+
+    def scramble(self, end: End, count: int) -> list[str]:
+        size, self.size = self.size, None
+        try:
+            return super().scramble(end, count)
+        finally:
+            self.size = size
+
+
+@mutant("size-join-prefers-top")
+class SizeJoinPrefersTop(Writer):
+    """When a shown size makes the two ends disagree about a position, keeps the top end's card (LIB-5, E12)."""
+
+    def library(self, zone: str) -> Library:
+        return self.libraries.setdefault(zone, _TopWinsLibrary())
+
+
+class _TopWinsLibrary(Library):
+    __slots__ = ()
+
+    def know_size(self, size: int) -> list[str]:
+        lost: list[str] = []
+        for i in range(max(size - len(self.bottom), 0), min(len(self.top), size)):
+            at_top, j = self.top[i], size - 1 - i
+            at_bottom = self.bottom[j]
+            if at_top is not None and at_bottom is not None and at_bottom != at_top:
+                lost.append(at_bottom)
+                self.bottom[j] = None
+        return lost + super().know_size(size)
 
 
 # ------------------------------------------------------------ names, printings, tokens, copies
