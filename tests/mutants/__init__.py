@@ -1221,6 +1221,93 @@ class NamesInNfd(Writer):
         return unicodedata.normalize("NFD", super().oracle_name(card))
 
 
+@mutant("source-id-value-only")
+class SourceIdValueOnly(Writer):
+    """Looks source IDs up by their value alone, so mtgo:70321 finds the card listed with arena:70321 (NAME-7, SRC-1)."""
+
+    def index_cards(self) -> None:
+        super().index_cards()
+        self.by_value: dict[str, tuple[CardFacts, Printing | None]] = {}
+        for source_id, found in self.by_source_id.items():
+            self.by_value.setdefault(source_id.split(":", 1)[-1], found)
+
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        if description.source_id is not None:
+            found = self.by_value.get(description.source_id.split(":", 1)[-1])
+            if found is not None:
+                return found
+        return super().identify(description)
+
+
+@mutant("copy-names-unnamed-card")
+class CopyNamesUnnamedCard(Writer):
+    """Binds the copied card's name to a card that becomes a copy while its own name is unknown (NAME-5)."""
+
+    def on_become_copy(self, obs: Observation) -> str:
+        iid = super().on_become_copy(obs)
+        if self.entries[iid].name is None:
+            self.describe(iid, obs.description("copy_of"), obs.index)
+        return iid
+
+
+@mutant("copy-card-blocks-original-name")
+class CopyCardBlocksOriginalName(Writer):
+    """Takes the original's name only when a create_copy has no card at all, not when its card names nothing (TOK-5)."""
+
+    creating_with_card = False
+
+    def inherited_name(self, original: Entry) -> str | None:
+        return None if self.creating_with_card else super().inherited_name(original)
+
+    def on_create_copy(self, obs: Observation) -> str:
+        self.creating_with_card = obs.description("card") is not None
+        return super().on_create_copy(obs)
+
+
+@mutant("copy-name-follows-original-later")
+class CopyNameFollowsOriginalLater(Writer):
+    """Names an unnamed copy when its original's name is shown later, as a link resolved at output would (TOK-5, VIS-3)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__(request)
+        self.copies_of: dict[str, list[str]] = {}
+
+    def on_create_copy(self, obs: Observation) -> str:
+        iid = super().on_create_copy(obs)
+        original = self.by_handle.get(obs.data.get("original", ""))
+        if original is not None and self.entries[iid].name is None:
+            self.copies_of.setdefault(original, []).append(iid)
+        return iid
+
+    def describe(self, iid: str, description: Description | None, index: int) -> None:
+        super().describe(iid, description, index)
+        name = self.entries[iid].name
+        for copy in self.copies_of.pop(iid, []) if name is not None else []:
+            entry = self.entries[copy]
+            revealed_at = entry.first_seen if entry.revealed_at is None else entry.revealed_at
+            self.entries[copy] = replace(entry, name=name, revealed_at=revealed_at)
+
+
+@mutant("copy-unknown-position-is-card")
+class CopyUnknownPositionIsCard(Writer):
+    """Ends every ID in a library a copy is put into at an unknown position, as a card would (TOK-4)."""
+
+    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
+        if is_library(dst) and self.entries[iid].kind == "copy" and obs.position("position") is None:
+            self.end_library(dst)
+        super().arrive(iid, obs, dst)
+
+
+@mutant("owner-from-controller")
+class OwnerFromController(Writer):
+    """Takes the controller shown as owner when no owner and no destination player is shown (OWN-1)."""
+
+    def owner_of_new(self, obs: Observation, seen_in: str, goes_to: str | None) -> str:
+        if obs.get("owner") or (goes_to is not None and zone_player(goes_to)):
+            return super().owner_of_new(obs, seen_in, goes_to)
+        return obs.get("controller") or super().owner_of_new(obs, seen_in, goes_to)
+
+
 @mutant("token-exiled-kept")
 class TokenExiledKept(Writer):
     """Keeps a token's ID when it is exiled, as if a flicker could bring it back (TOK-2)."""
