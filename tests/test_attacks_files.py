@@ -325,17 +325,32 @@ def _main_within(argv: list[str], seconds: float = 30) -> int:
     return result[0]
 
 
-@pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1"])
-def test_a_report_to_standard_output_is_all_it_holds(capfd: pytest.CaptureFixture[str], name: str) -> None:
-    """`--report-json -` (or /dev/stdout, /dev/fd/1) writes the report to the descriptor, and
-    the console's text goes to standard error: standard output is the report alone. Nothing is
-    renamed over the name: renaming over /dev/stdout replaced the machine's link with a file."""
-    link = os.readlink("/dev/stdout")
-    before = set(os.listdir("/dev"))
-    assert main(["run", "--case", "reader-unknown-name", "--report-json", name]) == Exit.OK
+def test_a_report_to_standard_output_is_all_it_holds(capfd: pytest.CaptureFixture[str]) -> None:
+    """`--report-json -` writes the report to the descriptor, and the console's text goes to
+    standard error: standard output is the report alone."""
+    assert main(["run", "--case", "reader-unknown-name", "--report-json", "-"]) == Exit.OK
     out, err = capfd.readouterr()
     assert _strict_json(out.encode())["summary"]["passed"] == 1
     assert "verdict: CONFORMING" in err
+
+
+@pytest.mark.parametrize("name", ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev/../dev/stdout"])
+def test_the_names_of_standard_output_are_written_to_it_never_renamed_over(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """Each name of descriptor 1 takes the output through the descriptor. Nothing is renamed
+    over the name: renaming over /dev/stdout replaced the machine's link with a file (so the
+    file writer is barred here, lest a regression do that to the machine running the test)."""
+
+    def renamed_over(path: Path, data: bytes, *, what: str) -> None:
+        raise AssertionError(f"{path} would be renamed over")
+
+    monkeypatch.setattr(outputs, "write_atomically", renamed_over)
+    link = os.readlink("/dev/stdout")
+    before = set(os.listdir("/dev"))
+    assert outputs.descriptor(Path(name)) == 1
+    outputs.write_output(Path(name), b'{"written": true}\n', what="--report-json")
+    assert capfd.readouterr().out == '{"written": true}\n'
     assert os.readlink("/dev/stdout") == link and set(os.listdir("/dev")) == before
 
 
