@@ -85,7 +85,7 @@ def expiry(text: str) -> datetime.date:
 def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int:
     """Write the known-failure file; print how many entries, and what to do next."""
     out: Path = args.out
-    if outputs.descriptor(out) is not None or outputs.is_stream(out):
+    if outputs.streams(out):
         raise UsageError(
             f"--out takes a file: {out} is a stream, and the known-failure file is kept to be read",
             hint="pass --out PATH for a file, such as known-failures.yaml",

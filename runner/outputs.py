@@ -74,6 +74,11 @@ def is_stream(path: Path) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
+def streams(path: Path) -> bool:
+    """Whether an output to `path` goes to a stream (see the module docstring), not a file."""
+    return descriptor(path) is not None or is_stream(path)
+
+
 def _write_all(fd: int, data: bytes) -> None:
     """Write every byte of `data` to the stream `fd`, a chunk it can take at a time (PIPE_BUF,
     once poll says it can take some, so that no write waits), waiting for the reader as long
@@ -122,7 +127,7 @@ def _to_stream(path: Path, data: bytes) -> None:
 def write_output(path: Path, data: bytes, *, what: str) -> None:
     """Write `data` to the output an option names: a stream (see the module docstring) in one
     go, a file atomically (write_atomically); raise OutputError naming `what`."""
-    if descriptor(path) is None and not is_stream(path):
+    if not streams(path):
         write_atomically(path, data, what=what)
         return
     try:
@@ -159,7 +164,7 @@ def append_to(path: Path, data: bytes, *, what: str) -> None:
     written to; otherwise a symlink at the name is not followed, and only a regular file is
     appended to."""
     try:
-        if descriptor(path) is not None or is_stream(path):
+        if streams(path):
             _to_stream(path, data)
             return
         fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, _mode())
