@@ -10,7 +10,6 @@ import json
 import os
 import re
 import sys
-import threading
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,8 @@ from cardid_runner import outputs
 from cardid_runner.cli import Exit, main
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.test_attacks_options import main_within
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 HOSTILE_IMPL = f"{sys.executable} {FAKE} hostile-text"
@@ -314,17 +315,6 @@ def test_unwritable_folder_during_the_run_is_an_error(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------- streams
 
 
-def _main_within(argv: list[str], seconds: float = 30) -> int:
-    """`main(argv)` in a daemon thread: a write that waits (on a FIFO no one reads, say) fails
-    the test instead of hanging the suite."""
-    result: list[int] = []
-    thread = threading.Thread(target=lambda: result.append(main(argv)), daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert result, f"cardid {' '.join(argv)} did not return within {seconds} s"
-    return result[0]
-
-
 def test_a_report_to_standard_output_is_all_it_holds(capfd: pytest.CaptureFixture[str]) -> None:
     """`--report-json -` writes the report to the descriptor, and the console's text goes to
     standard error: standard output is the report alone."""
@@ -392,7 +382,7 @@ def test_a_fifo_is_written_while_read_and_refused_at_once_when_not(
     fifo, junit = tmp_path / "fifo", tmp_path / "junit.xml"
     os.mkfifo(fifo)
     argv = ["run", "--case", "reader-unknown-name", "--report-json", str(fifo), "--junit", str(junit)]
-    assert _main_within([*argv, "--markdown", "/dev/null"]) == Exit.USAGE
+    assert main_within([*argv, "--markdown", "/dev/null"]) == Exit.USAGE
     assert f"error: cannot write --report-json {fifo}: no process has it open for reading" in capsys.readouterr().err
     assert ET.parse(junit).getroot().get("tests") == "1"
     assert fifo.is_fifo()
@@ -400,7 +390,7 @@ def test_a_fifo_is_written_while_read_and_refused_at_once_when_not(
     reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
         junit.unlink()
-        assert _main_within(argv) == Exit.OK
+        assert main_within(argv) == Exit.OK
         received = os.read(reading, 1 << 20)
     finally:
         os.close(reading)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from tests.conftest import ROOT
 
 
-def _main_within(argv: Sequence[str], seconds: float = 30) -> int:
+def main_within(argv: Sequence[str], seconds: float = 30) -> int:
     """`main(argv)` in a daemon thread: a call that blocks (on a FIFO, say) fails the test
     instead of hanging the suite."""
     result: list[int] = []
@@ -239,7 +239,7 @@ def test_file_options_refuse_what_is_not_a_regular_file_without_waiting(
     """--expect, --resume, --cr and --cards name a file to read: anything else is exit 2 naming
     it, and a FIFO never makes the run wait for a writer."""
     path = odd_files[kind]
-    assert _main_within([*argv, str(path)]) == Exit.USAGE
+    assert main_within([*argv, str(path)]) == Exit.USAGE
     err = capsys.readouterr().err
     assert err.startswith(message.format(path=path)), err
     assert "Traceback" not in err
