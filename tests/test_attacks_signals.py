@@ -286,7 +286,7 @@ def test_a_signal_ends_the_wait_for_a_report_reader_that_never_reads(tmp_path: P
     os.mkfifo(fifo)
     reading = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader, which reads nothing
     try:
-        capacity = fcntl.fcntl(reading, fcntl.F_SETPIPE_SZ, 4096)  # the report (45 cases) is larger
+        capacity = fcntl.fcntl(reading, fcntl.F_SETPIPE_SZ, 4096)  # the TXT cases' report is larger
         proc = subprocess.Popen(
             [sys.executable, "-m", "cardid_runner", "run", "--rule", "TXT", "--report-json", str(fifo),
              "--junit", str(junit), "-q"],
