@@ -871,14 +871,20 @@ class MentionFollowsHandleAnywhere(Writer):
         return super().shown_in_place(obs, zone)
 
 
+def _introduce_unseen(writer: Writer, obs: Observation) -> None:
+    """Put a card never seen on the battlefield under the observation's handle, as a mention
+    would: what an in-place change of an unseen handle must not do (REQ-3)."""
+    if obs.handle() not in writer.by_handle:
+        iid = writer.allocate(owner=writer.perspective, kind="card", index=obs.index)
+        writer.place(iid, "battlefield", obs.handle())
+
+
 @mutant("control-change-introduces")
 class ControlChangeIntroduces(Writer):
     """Introduces a card never seen on the battlefield at a control change, as a mention would (REQ-3)."""
 
     def on_control_change(self, obs: Observation) -> str:
-        if obs.handle() not in self.by_handle:
-            iid = self.allocate(owner=self.perspective, kind="card", index=obs.index)
-            self.place(iid, "battlefield", obs.handle())
+        _introduce_unseen(self, obs)
         return super().on_control_change(obs)
 
 
@@ -887,9 +893,7 @@ class TransformIntroduces(Writer):
     """Introduces a card never seen on the battlefield at a transform, as a mention would (REQ-3)."""
 
     def on_transform(self, obs: Observation) -> str:
-        if obs.handle() not in self.by_handle:
-            iid = self.allocate(owner=self.perspective, kind="card", index=obs.index)
-            self.place(iid, "battlefield", obs.handle())
+        _introduce_unseen(self, obs)
         return super().on_transform(obs)
 
 
