@@ -46,6 +46,16 @@ def mutant(name: str) -> Callable[[type], type]:
     return register
 
 
+class _LibrariesOf(Writer):
+    """A writer whose libraries are all of the class LIBRARY: the base of the mutants that
+    break how a library keeps its cards."""
+
+    LIBRARY: type[Library] = Library
+
+    def library(self, zone: str) -> Library:
+        return self.libraries.setdefault(zone, self.LIBRARY())
+
+
 def broken_role(name: str) -> str:
     """The role a mutant breaks: "writer" or "reader" (the other is the reference's)."""
     return "writer" if issubclass(MUTANTS[name], Writer) else "reader"
@@ -496,14 +506,6 @@ class SizeIgnored(Writer):
         obs.integer("size", 0)
 
 
-@mutant("bottom-card-never-drawn-from-top")
-class BottomCardNeverDrawnFromTop(Writer):
-    """Never counts a position from the other end, so the last card is never the bottom one (LIB-5)."""
-
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, _SeparateEnds())
-
-
 class _SeparateEnds(Library):
     """A library whose top and bottom segments never meet, whatever its known size."""
 
@@ -523,12 +525,11 @@ class _SeparateEnds(Library):
         return []
 
 
-@mutant("size-clamps-positions")
-class SizeClampsPositions(Writer):
-    """Moves a card tracked beyond a newly shown library size to its last position (LIB-5, E12)."""
+@mutant("bottom-card-never-drawn-from-top")
+class BottomCardNeverDrawnFromTop(_LibrariesOf):
+    """Never counts a position from the other end, so the last card is never the bottom one (LIB-5)."""
 
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, _ClampingLibrary())
+    LIBRARY = _SeparateEnds
 
 
 class _ClampingLibrary(Library):
@@ -543,6 +544,13 @@ class _ClampingLibrary(Library):
             self.hold(beyond[-1], size)
             lost.remove(beyond[-1])
         return lost
+
+
+@mutant("size-clamps-positions")
+class SizeClampsPositions(_LibrariesOf):
+    """Moves a card tracked beyond a newly shown library size to its last position (LIB-5, E12)."""
+
+    LIBRARY = _ClampingLibrary
 
 
 @mutant("known-reorder-ends-ids")
@@ -1080,14 +1088,6 @@ class UnknownTakeKeepsSize(Writer):
         return None
 
 
-@mutant("unknown-put-uncounted")
-class UnknownPutUncounted(Writer):
-    """Does not count a card put into a library at an unknown position in its known size (LIB-3, LIB-5)."""
-
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, _UnknownPutUncountedLibrary())
-
-
 class _UnknownPutUncountedLibrary(Library):
     __slots__ = ()
 
@@ -1098,12 +1098,11 @@ class _UnknownPutUncountedLibrary(Library):
             self.size = size
 
 
-@mutant("reorder-near-end-only")
-class ReorderNearEndOnly(Writer):
-    """Ends only the IDs tracked from the reordered end, missing those the known size brings in reach from the other (LIB-3)."""
+@mutant("unknown-put-uncounted")
+class UnknownPutUncounted(_LibrariesOf):
+    """Does not count a card put into a library at an unknown position in its known size (LIB-3, LIB-5)."""
 
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, _NearEndLibrary())
+    LIBRARY = _UnknownPutUncountedLibrary
 
 
 class _NearEndLibrary(Library):
@@ -1117,12 +1116,11 @@ class _NearEndLibrary(Library):
             self.size = size
 
 
-@mutant("size-join-prefers-top")
-class SizeJoinPrefersTop(Writer):
-    """When a shown size makes the two ends disagree about a position, keeps the top end's card (LIB-5, E12)."""
+@mutant("reorder-near-end-only")
+class ReorderNearEndOnly(_LibrariesOf):
+    """Ends only the IDs tracked from the reordered end, missing those the known size brings in reach from the other (LIB-3)."""
 
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, _TopWinsLibrary())
+    LIBRARY = _NearEndLibrary
 
 
 class _TopWinsLibrary(Library):
@@ -1137,6 +1135,13 @@ class _TopWinsLibrary(Library):
                 lost.append(at_bottom)
                 self.bottom[j] = None
         return lost + super().know_size(size)
+
+
+@mutant("size-join-prefers-top")
+class SizeJoinPrefersTop(_LibrariesOf):
+    """When a shown size makes the two ends disagree about a position, keeps the top end's card (LIB-5, E12)."""
+
+    LIBRARY = _TopWinsLibrary
 
 
 # ------------------------------------------------------------ names, printings, tokens, copies
