@@ -95,7 +95,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 _TEMPLATE_COMMENT = [
-    f"Fails: {PLACEHOLDER}: name the wrong implementation this case catches (tests/mutants has many).",
+    f"Fails: {PLACEHOLDER}: name the wrong implementation this case catches (reference/mutants has many).",
     f"Written by `cardid new`: fill in every value that starts with {PLACEHOLDER} (until then the",
     "case is unfinished, and `cardid lint` says so). spec/observations.md describes each",
     "observation; label each one that has an `object` with its expected instance (`expect:`).",

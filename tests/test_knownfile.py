@@ -135,7 +135,7 @@ def test_a_rerun_with_the_file_passes(tmp_path: Path, monkeypatch: pytest.Monkey
     """The whole path with a real mutant: run, start the file from the report, run again with
     --expect: exit 0, the same failures as known ones."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    impl = f"{sys.executable} -m tests.mutants keep-through-shuffle"
+    impl = f"{sys.executable} -m cardid_reference.mutants keep-through-shuffle"
     select = ["--case", "shuffle-ends-id-of-*", "--case", "flicker-keeps-id"]
     report = tmp_path / "report.json"
     assert main(["run", "--impl", impl, *select, "--report-json", str(report)]) == 1

@@ -20,10 +20,9 @@ from cardid_conformance.outcome import Failed, Outcome, Passed
 from cardid_conformance.spec import Spec, load_spec
 from cardid_reference.adapter import answer, no_surrogate_escape
 from cardid_reference.errors import RequestError
+from cardid_reference.mutants import MUTANTS, ExitWithoutRejection, broken_role, entry_points
 from cardid_reference.reader import read as reference_read
 from cardid_reference.writer import write as reference_write
-
-from tests.mutants import MUTANTS, ExitWithoutRejection, broken_role, entry_points
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,13 +15,13 @@ from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Failed, Passed
 from cardid_conformance.spec import Spec
 from cardid_reference.adapter import answer as reference_answer
+from cardid_reference.mutants import entry_points
 from cardid_runner import draft, newcase
 from cardid_runner.cli import main
 from cardid_runner.failures import save_failures
 
 from tests.conftest import ROOT
 from tests.fakes.scripted import FakeLauncher
-from tests.mutants import entry_points
 
 SHUFFLED = ROOT / "cases" / "writer" / "shuffle-ends-id-of-card-on-top.yaml"
 

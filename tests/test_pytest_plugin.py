@@ -218,7 +218,7 @@ def test_should_failure_is_a_passing_item_with_a_warning(
     """A SHOULD failure means the same as in `cardid run`: the item passes (the session
     exits 0) and pytest's warnings summary shows the WARN lines."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    mutant = f"{sys.executable} -m tests.mutants printing-never-bound-later"
+    mutant = f"{sys.executable} -m cardid_reference.mutants printing-never-bound-later"
     result = pytester.runpytest(
         str(ROOT / "conformance"), "--impl", mutant, "-k", "printing-bound-after-name-only",
         "-p", "no:cacheprovider",

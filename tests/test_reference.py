@@ -1000,8 +1000,8 @@ def test_persistent_mode_reports_errors_and_ends_at_eof() -> None:
 
 
 def test_mutants_each_name_the_rule_they_break() -> None:
-    """Every mutant says in its docstring which rule it breaks (tests/mutants)."""
-    from tests.mutants import MUTANTS
+    """Every mutant says in its docstring which rule it breaks (reference/mutants)."""
+    from cardid_reference.mutants import MUTANTS
 
     assert len(MUTANTS) >= 19
     for name, cls in MUTANTS.items():

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from cardid_conformance import schemas
 from cardid_reference.errors import RequestError
+from cardid_reference.mutants import MUTANTS, ExitWithoutRejection, entry_points
 from cardid_reference.writer import write
 
-from tests.mutants import MUTANTS, ExitWithoutRejection, entry_points
 from tests.test_reference import REPO, move, request, run
 
 # Cards used below; the names are real, the database sections built for each test.
@@ -895,7 +895,7 @@ def test_per_case_rejection_prints_the_rejection_object() -> None:
 
 def test_rejection_exit_only_mutant_exits_1_with_nothing_on_stdout() -> None:
     """The rejection-exit-only mutant, as a process, is what R12 calls a crash."""
-    done = _process(["tests.mutants", "rejection-exit-only"], json.dumps(INCONSISTENT).encode())
+    done = _process(["cardid_reference.mutants", "rejection-exit-only"], json.dumps(INCONSISTENT).encode())
     assert (done.returncode, done.stdout) == (1, b"")
 
 

@@ -148,7 +148,7 @@ def test_renew_every_move_mutant_fails_with_rule_and_observation(
 ) -> None:
     """The alternative decision 0002 rejects (a new ID on every move) fails, citing ID-3 at a move."""
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    code, report = run(tmp_path, "--impl", f"{sys.executable} -m tests.mutants renew-every-move")
+    code, report = run(tmp_path, "--impl", f"{sys.executable} -m cardid_reference.mutants renew-every-move")
     assert code == Exit.FAILED
     cases = {case.id: case for case in corpus()}
     splits = [

@@ -2,7 +2,7 @@
 valid and the failure the same.
 
 Most tests run the implementation in-process (tests/fakes FakeLauncher answering as a mutant of
-tests/mutants does) and the reference likewise; one runs both as real processes.
+reference/mutants does) and the reference likewise; one runs both as real processes.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from cardid_conformance.outcome import Errored, Failed, Passed
 from cardid_conformance.spec import Level, Spec
 from cardid_reference.adapter import answer as reference_answer
 from cardid_reference.errors import RequestError
+from cardid_reference.mutants import entry_points
 from cardid_runner import caseyaml, draft, execute, shrink
 from cardid_runner.adapter import Request
 from cardid_runner.cli import main
@@ -33,7 +34,6 @@ from cardid_runner.shrink import NoFailure, Shrinker, Way, ddmin, way
 
 from tests.conftest import ROOT
 from tests.fakes.scripted import FakeLauncher, right_answer
-from tests.mutants import entry_points
 
 SHUFFLED = ROOT / "cases" / "writer" / "shuffle-ends-id-of-card-on-top.yaml"
 MUTANT = "keep-through-shuffle"
@@ -265,7 +265,7 @@ def test_real_processes(tmp_path: Path, spec: Spec, capsys: pytest.CaptureFixtur
     """The whole path: the mutant and the reference as processes, in persistent mode."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
     source = long_case(tmp_path, spec)
-    impl = f"{sys.executable} -m tests.mutants {MUTANT}"
+    impl = f"{sys.executable} -m cardid_reference.mutants {MUTANT}"
     assert main(["shrink", "--impl", impl, str(source), "--out", str(tmp_path), "--id", "tiny"]) == 0
     printed = capsys.readouterr().out
     assert "persistent mode" in printed and "note: persistent mode unavailable" not in printed

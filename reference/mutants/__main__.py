@@ -1,4 +1,4 @@
-"""`python -m tests.mutants NAME`: the reference adapter with one behaviour broken."""
+"""`python -m cardid_reference.mutants NAME`: the reference adapter with one behaviour broken."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def run(argv: list[str]) -> int:
             print(f"{name}: {(cls.__doc__ or '').strip()}")
         return 0
     if len(argv) != 1 or argv[0] not in MUTANTS:
-        print("usage: python -m tests.mutants NAME | --list", file=sys.stderr)
+        print("usage: python -m cardid_reference.mutants NAME | --list", file=sys.stderr)
         print("mutants: " + ", ".join(MUTANTS), file=sys.stderr)
         return 2
     write, read = entry_points(argv[0])

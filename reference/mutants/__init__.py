@@ -33,7 +33,7 @@ MUTANTS: dict[str, type[Writer | CardTableReader]] = {}
 
 
 def mutant(name: str) -> Callable[[type], type]:
-    """Register a mutant class under the name `python -m tests.mutants NAME` takes."""
+    """Register a mutant class under the name `python -m cardid_reference.mutants NAME` takes."""
 
     def register(cls: type) -> type:
         if name in MUTANTS:
@@ -826,7 +826,7 @@ class MulliganObjectsKept(Writer):
 class ExitWithoutRejection(SystemExit):
     """Exit status 1 with nothing on standard output: a rejection without its object.
 
-    A SystemExit, so that the adapter lets it end the process (`python -m tests.mutants`);
+    A SystemExit, so that the adapter lets it end the process (`python -m cardid_reference.mutants`);
     tests/test_mutants.py maps it to the crash the runner reports.
     """
 
@@ -1707,3 +1707,7 @@ class ReaderRejectionExitOnly(CardTableReader):
             return super().read(text)
         except RequestError:
             raise ExitWithoutRejection from None
+
+
+# The mutants of spec 1.2.0, a module per rule family; they register themselves on import.
+from . import library_more, names_more, reader_more, tokens_more, visibility_more  # noqa: E402, F401
