@@ -317,8 +317,9 @@ class Library:
         segment, index = place
         return segment.pop(index)
 
-    def put(self, iid: str, position: Position) -> None:
-        """Insert a card at a position, pushing the cards below (or above) it away from its end.
+    def put(self, iid: str | None, position: Position) -> None:
+        """Insert a card at a position, pushing the cards below (or above) it away from its end;
+        None is a card whose identity P does not know.
 
         At an unknown position (None) only the size changes: the caller ends the library (E4).
         """
@@ -380,9 +381,9 @@ class Library:
     def know_size(self, size: int) -> list[str]:
         """The size is known from now on: the segments are joined (LIB-5), an unknown position
         overlapping a tracked one taking the tracked one. Returns the instances whose position
-        the size contradicts (E12): tracked beyond the size from one end, or at a position the
-        two ends disagree on. Without a size the writer could not tell where those cards went
-        (a card put Nth from the top of fewer cards went to the bottom, CR 401.7)."""
+        the size contradicts: tracked beyond the size from one end, or at a position the two
+        ends disagree on. Tracking that follows LIB-7 keeps every tracked position true, so a
+        size that contradicts one is an inconsistent request (REQ-5)."""
         lost: list[str] = []
         for segment in (self.top, self.bottom):
             lost += [iid for iid in segment[size:] if iid is not None]
@@ -398,6 +399,32 @@ class Library:
                 top[i] = None
         del bottom[max(size - len(top), 0) :]
         self.size = size
+        return lost
+
+    def run(self, end: int) -> int:
+        """How many positions from one end (1: the top, -1: the bottom) are tracked without a
+        gap: the known run of that end."""
+        count = 0
+        for held in self.top if end > 0 else self.bottom:
+            if held is None:
+                break
+            count += 1
+        return count
+
+    def reaches_past_run(self, position: int, *, putting: bool = False) -> bool:
+        """Without a known size, whether an event at this position may concern the cards the
+        other end tracks (LIB-7): past the known run of its end, where the two segments may
+        meet in a small library (a put: more than one past it, CR 401.7)."""
+        if self.size is not None:
+            return False
+        return abs(position) > self.run(position) + (1 if putting else 0)
+
+    def drop_other_end(self, position: int) -> list[str]:
+        """No position counted from the other end of this one is known any more; return the
+        instances it tracked (LIB-7)."""
+        far = self.bottom if position > 0 else self.top
+        lost = [iid for iid in far if iid is not None]
+        far.clear()
         return lost
 
     def forget(self, iid: str) -> None:
@@ -535,7 +562,17 @@ class Writer:
             self.size_conflict(
                 obs, f"{zone} holds {library.size} cards by the observations so far, not {size}"
             )
-        self.end_ids(library.know_size(size))
+        self.joined(obs, zone, library.know_size(size))
+
+    def joined(self, obs: Observation, zone: str, contradicted: list[str]) -> None:
+        """A shown size that contradicts a tracked position is inconsistent (REQ-5): every
+        tracked position is true while the writer follows LIB-7."""
+        if contradicted:
+            self.size_conflict(
+                obs,
+                f"a size of {obs.data['size']} contradicts the positions tracked in {zone} "
+                f"(cards {', '.join(self.entries[iid].id for iid in contradicted)})",
+            )
 
     def on_reorder(self, obs: Observation) -> None:
         """E3: the IDs at the reordered positions end (LIB-3), unless P knows the new order
@@ -550,6 +587,8 @@ class Writer:
             self.size_conflict(
                 obs, f"{count} cards to reorder do not fit {zone}, of known size {library.size}"
             )
+        if library.reaches_past_run(count if end == "top" else -count):  # LIB-7
+            self.end_ids(library.drop_other_end(1 if end == "top" else -1))
         if "order" not in obs.data:
             self.end_ids(library.scramble(end, count))
             return
@@ -683,18 +722,23 @@ class Writer:
         self.check_fits(obs, src, position, putting=False)
         if position is None:
             self.end_library(src)
+        elif library.reaches_past_run(position):  # E13 (LIB-7)
+            self.end_ids(library.drop_other_end(position))
         return library.take(position)
 
     def library_card_shown(self, obs: Observation, zone: str) -> str:
         """A reveal in a library: the instance at that position, or a fresh one now held there."""
         position = obs.position("position")
         self.check_fits(obs, zone, position, putting=False)
-        iid = self.library(zone).look(position)
+        library = self.library(zone)
+        iid = library.look(position)
         if iid is None:
+            if position is not None and library.reaches_past_run(position):  # E13 (LIB-7)
+                self.end_ids(library.drop_other_end(position))
             iid = self.new_card(obs, seen_in=zone, goes_to=None)
             self.move_to(iid, zone)
             if position is not None:
-                self.library(zone).hold(iid, position)
+                library.hold(iid, position)
         return iid
 
     def shown_in_place(self, obs: Observation, zone: str) -> str:
@@ -804,6 +848,11 @@ class Writer:
             self.end(iid)
             self.end_library(dst)
             library.put(iid, None)
+            return
+        if library.reaches_past_run(position, putting=True):  # E13, E14 (LIB-7)
+            self.end_ids(library.drop_other_end(position))
+            library.put(None, position)
+            self.end(iid)
             return
         library.put(iid, position)
         self.move_to(iid, dst)

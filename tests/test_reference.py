@@ -174,7 +174,24 @@ def test_card_put_on_top_is_drawn_as_the_same_instance() -> None:
 
 
 def test_nth_position_is_followed_below_new_top_cards() -> None:
-    """A card put Nth from the top is followed as cards above it leave (LIB-1)."""
+    """A card put Nth from the top of a library of known size is followed as cards above it
+    leave (LIB-1, LIB-5)."""
+    ids, _ = run(
+        [
+            {"type": "library_size", "zone": "library:P1", "size": 5},
+            move("a", "hand:P1", "library:P1", position=3),
+            move("x", "library:P1", "hand:P1", from_position="top"),
+            move("y", "library:P1", "hand:P1", from_position="top"),
+            move("z", "library:P1", "hand:P1", from_position="top"),
+        ]
+    )
+    assert ids[4] == ids[1]
+    assert distinct(ids) == 3
+
+
+def test_nth_position_past_the_known_run_is_not_followed_without_a_size() -> None:
+    """Without a known size, a card put third from the top may have gone to the bottom: its ID
+    ends after the move (LIB-7, E14)."""
     ids, _ = run(
         [
             move("a", "hand:P1", "library:P1", position=3),
@@ -183,8 +200,7 @@ def test_nth_position_is_followed_below_new_top_cards() -> None:
             move("z", "library:P1", "hand:P1", from_position="top"),
         ]
     )
-    assert ids[3] == ids[0]
-    assert distinct(ids) == 3
+    assert distinct(ids) == 4
 
 
 def test_card_put_on_top_pushes_known_cards_down() -> None:

@@ -14,7 +14,7 @@ from cardid_reference.errors import RequestError
 from cardid_reference.mutants import MUTANTS, ExitWithoutRejection, entry_points
 from cardid_reference.writer import write
 
-from tests.test_reference import REPO, move, request, run
+from tests.test_reference import REPO, distinct, move, request, run
 
 # Cards used below; the names are real, the database sections built for each test.
 TEFERI = {
@@ -380,120 +380,42 @@ def test_joining_the_segments_at_library_size() -> None:
     assert ids[3:] == [ids[0], ids[1]]
 
 
-def test_an_unknown_padding_position_takes_the_tracked_one_overlapping_it() -> None:
-    """Padding overlapping a tracked position from the other end takes the tracked card: a
-    library [b] that a went into second from the top, then a taken again (LIB-5)."""
+def test_a_put_past_the_run_ends_the_other_end_and_its_own_id() -> None:
+    """Without a size, a card put second from the top of a library whose top is unknown may
+    have gone to the bottom, above the tracked bottom card: both IDs end, and the draws once
+    the size is shown are fresh (LIB-7, E13, E14)."""
     ids, _ = run(
         [
             move("b", "hand:P1", "library:P1", position="bottom"),
             move("a", "hand:P1", "library:P1", position=2),
-            draw("x", 2),  # a again: the top segment is now one unknown position
-            size(1),
-            draw("y"),
-        ]
-    )
-    assert ids[2] == ids[1] and ids[4] == ids[0]
-
-
-def test_padding_without_overlap_stays_unknown() -> None:
-    """Segments that do not overlap at the size keep their unknown positions (LIB-5)."""
-    ids, _ = run(
-        [
-            move("b", "hand:P1", "library:P1", position="bottom"),
-            move("a", "hand:P1", "library:P1", position=2),
-            draw("x", 2),
             size(2),
+            draw("x"),
             draw("y"),
-            draw("z"),
         ]
     )
-    assert ids[4] not in ids[:4] and ids[5] == ids[0]
+    assert distinct(ids) == 4
 
 
 @pytest.mark.parametrize(
-    ("observations", "what"),
+    "observations",
     [
-        ([size(2), draw("x", 3)], "position 3"),
-        ([size(2), draw("x", -3)], "position -3"),
-        ([size(2), move("a", "hand:P1", "library:P1", position=-4)], "position -4"),
-        ([size(0), draw("x", "unknown")], "unknown position"),
-        ([size(0), draw("x")], "position 1"),
-        (
-            [
-                size(1),
-                {
-                    "type": "reveal",
-                    "object": "r",
-                    "zone": "library:P1",
-                    "position": 2,
-                    "card": {"name": "X"},
-                },
-            ],
-            "position 2",
-        ),
-        ([size(2), {"type": "reorder", "zone": "library:P1", "end": "top", "count": 3}], "3 cards"),
-        (
-            [
-                {
-                    "type": "reorder",
-                    "zone": "library:P1",
-                    "end": "top",
-                    "count": 3,
-                    "order": [1, 2, 2],
-                }
-            ],
-            "not a permutation",
-        ),
-        (
-            [
-                {
-                    "type": "reorder",
-                    "zone": "library:P1",
-                    "end": "top",
-                    "count": 2,
-                    "order": [1, 2, 3],
-                }
-            ],
-            "not a permutation",
-        ),
-        ([size(2), draw("x"), size(2)], "holds 1 cards"),
+        # a is tracked on top and b on the bottom: a size of 1 puts both at the one position
+        [top("a"), move("b", "hand:P1", "library:P1", position="bottom"), size(1)],
+        # three cards tracked from the top, through reveals, cannot fit a size of 2
+        [
+            {"type": "reveal", "object": f"r{n}", "zone": "library:P1", "position": n,
+             "card": {"name": "Island"}}
+            for n in (1, 2, 3)
+        ] + [size(2)],
     ],
 )
-def test_positions_the_known_size_rules_out_are_rejected(
-    observations: list[dict[str, Any]], what: str
+def test_a_size_that_contradicts_the_tracked_positions_is_rejected(
+    observations: list[dict[str, Any]],
 ) -> None:
-    """REQ-5: each rejection names the observation, the zone and what does not fit."""
-    message = rejected(observations, rf"^observation {len(observations)} \(")
-    assert what in message and "library:P1" in message and "REQ-5" in message
-
-
-def test_put_beyond_the_known_size_from_the_top_is_the_bottom() -> None:
-    """CR 401.7: Nth from the top of a library of fewer cards is the bottom (LIB-5)."""
-    ids, _ = run([size(1), move("a", "hand:P1", "library:P1", position=4), draw("x", "bottom")])
-    assert ids[2] == ids[1]
-
-
-@pytest.mark.parametrize(
-    ("observations", "draws"),
-    [
-        # b is tracked on the bottom and a on top; a size of 1 puts both at the one position
-        ([top("a"), move("b", "hand:P1", "library:P1", position="bottom"), size(1)], [draw("y")]),
-        # a was put 3rd from the top of what the size shows was a 1-card library (CR 401.7):
-        # it went to the bottom, not where the writer tracked it
-        (
-            [move("a", "hand:P1", "library:P1", position=3), size(2)],
-            [draw("y"), draw("z", "bottom")],
-        ),
-    ],
-)
-def test_a_size_that_contradicts_the_known_positions_ends_those_ids(
-    observations: list[dict[str, Any]], draws: list[dict[str, Any]]
-) -> None:
-    """E12: the IDs whose position the size contradicts end; the request is consistent."""
-    ids, _ = run([*observations, *draws])
-    tracked = {iid for iid in ids[: len(observations)] if iid is not None}
-    later = ids[len(observations) :]
-    assert tracked and None not in later and not tracked & set(later)
+    """REQ-5 (1.2.0, formerly E12): tracking that follows LIB-7 keeps every tracked position
+    true, so a size that contradicts one is an inconsistent request."""
+    with pytest.raises(RequestError, match="contradicts the positions tracked"):
+        run(observations)
 
 
 def test_positions_that_fit_the_known_size_are_accepted() -> None:

@@ -125,7 +125,7 @@ class RestartEndsAll(Writer):
 
 @mutant("ids-per-game")
 class IdsPerGame(Writer):
-    """Numbers IDs afresh in each game, so an ended ID is assigned again (ID-2)."""
+    """Numbers IDs afresh in each game, so an ended ID is assigned again in the next one (ID-2, ID-9)."""
 
     def on_game_start(self, obs: Observation) -> None:
         super().on_game_start(obs)
@@ -515,7 +515,7 @@ class _SeparateEnds(Library):
         near = self.top if position > 0 else self.bottom
         return (near, abs(position) - 1) if abs(position) <= len(near) else None
 
-    def put(self, iid: str, position: Position) -> None:
+    def put(self, iid: str | None, position: Position) -> None:
         size, self.size = self.size, None
         super().put(iid, position)
         self.size = None if size is None else size + 1
@@ -548,7 +548,7 @@ class _ClampingLibrary(Library):
 
 @mutant("size-clamps-positions")
 class SizeClampsPositions(_LibrariesOf):
-    """Moves a card tracked beyond a newly shown library size to its last position (LIB-5, E12)."""
+    """Moves a card tracked beyond a newly shown library size to its last position instead of rejecting the size (REQ-5)."""
 
     LIBRARY = _ClampingLibrary
 
@@ -698,7 +698,7 @@ class SourceIdPrintingOverShown(Writer):
 
 @mutant("set-code-lookup-case-sensitive")
 class SetCodeLookupCaseSensitive(Writer):
-    """Looks printings up in the card database section with the set code's case (PRINT-2)."""
+    """Looks printings up in the card database section with the set code's case, at NAME-7's step 2 (PRINT-2, NAME-7)."""
 
     def printing_key(self, printing: Printing) -> tuple[str, str]:
         return printing.set, printing.number
@@ -706,7 +706,7 @@ class SetCodeLookupCaseSensitive(Writer):
 
 @mutant("printing-overwritten-later")
 class PrintingOverwrittenLater(Writer):
-    """Lets a later description replace a bound printing (PRINT-4)."""
+    """Lets a later description replace a bound printing (PRINT-4, which the suite reports under PRINT-2)."""
 
     def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
         bound = super().bind(entry, identity, index)
@@ -717,7 +717,7 @@ class PrintingOverwrittenLater(Writer):
 
 @mutant("printing-never-bound-later")
 class PrintingNeverBoundLater(Writer):
-    """Binds a printing only at the first description of the card, never later (PRINT-4)."""
+    """Binds a printing only at the first description of the card, never later: a printing PRINT-4 leaves to PRINT-1's SHOULD (PRINT-1)."""
 
     def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
         bound = super().bind(entry, identity, index)
@@ -728,7 +728,7 @@ class PrintingNeverBoundLater(Writer):
 
 @mutant("copy-description-binds-source-ids")
 class CopyDescriptionBindsSourceIds(Writer):
-    """Adds the source ID of a description that names another card (NAME-5)."""
+    """Adds the source ID of a description that names another card, not shown for this one (NAME-5, SRC-1)."""
 
     def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
         if identity.name is not None and entry.name is not None and identity.name != entry.name:
@@ -856,7 +856,7 @@ class RejectionExitOnly(Writer):
 
 @mutant("one-opponent-hidden")
 class OneOpponentHidden(Writer):
-    """Treats only the first other player's hand as hidden, as a parser written for two players (HID-1)."""
+    """Treats only the first other player's hand as hidden, trusting a third player's handles (HID-1, HID-2)."""
 
     def __init__(self, request: dict[str, Any]) -> None:
         super().__init__(request)
@@ -1003,7 +1003,7 @@ class MeldedHandleFreedWhenCardsLeave(Writer):
 
 @mutant("face-down-forgets-name")
 class FaceDownForgetsName(Writer):
-    """Clears a card's bound name, printing and source IDs when it moves face down (HID-3, VIS-1)."""
+    """Clears a card's bound name, printing and source IDs when it moves face down, keeping its ID (NAME-5, PRINT-4)."""
 
     def on_move(self, obs: Observation) -> str:
         iid = super().on_move(obs)
@@ -1091,7 +1091,7 @@ class UnknownTakeKeepsSize(Writer):
 class _UnknownPutUncountedLibrary(Library):
     __slots__ = ()
 
-    def put(self, iid: str, position: Position) -> None:
+    def put(self, iid: str | None, position: Position) -> None:
         size = self.size
         super().put(iid, position)
         if position is None:
@@ -1121,27 +1121,6 @@ class ReorderNearEndOnly(_LibrariesOf):
     """Ends only the IDs tracked from the reordered end, missing those the known size brings in reach from the other (LIB-3)."""
 
     LIBRARY = _NearEndLibrary
-
-
-class _TopWinsLibrary(Library):
-    __slots__ = ()
-
-    def know_size(self, size: int) -> list[str]:
-        lost: list[str] = []
-        for i in range(max(size - len(self.bottom), 0), min(len(self.top), size)):
-            at_top, j = self.top[i], size - 1 - i
-            at_bottom = self.bottom[j]
-            if at_top is not None and at_bottom is not None and at_bottom != at_top:
-                lost.append(at_bottom)
-                self.bottom[j] = None
-        return lost + super().know_size(size)
-
-
-@mutant("size-join-prefers-top")
-class SizeJoinPrefersTop(_LibrariesOf):
-    """When a shown size makes the two ends disagree about a position, keeps the top end's card (LIB-5, E12)."""
-
-    LIBRARY = _TopWinsLibrary
 
 
 # ------------------------------------------------------------ names, printings, tokens, copies
@@ -1275,7 +1254,7 @@ class CopyCardBlocksOriginalName(Writer):
 
 @mutant("copy-name-follows-original-later")
 class CopyNameFollowsOriginalLater(Writer):
-    """Names an unnamed copy when its original's name is shown later, as a link resolved at output would (TOK-5, VIS-3)."""
+    """Names an unnamed copy when its original's name is shown later, as a link resolved at output would (TOK-5, VIS-1)."""
 
     def __init__(self, request: dict[str, Any]) -> None:
         super().__init__(request)
@@ -1485,7 +1464,7 @@ class ReaderStripsBom(CardTableReader):
 
 @mutant("reader-ids-ignore-case")
 class ReaderIdsIgnoreCase(CardTableReader):
-    """Compares instance IDs without case, so #C1 after #c1 is a repeated ID (TXT-2)."""
+    """Compares instance IDs without case, so it rejects #C1 after #c1 as a repeated ID (TXT-1)."""
 
     def claim_id(self, iid: str, seen: set[str], lineno: int) -> None:
         super().claim_id(iid.casefold(), seen, lineno)
