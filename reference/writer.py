@@ -17,6 +17,9 @@ from typing import Any, Literal
 from .errors import RequestError
 
 Kind = Literal["card", "token", "copy"]
+KINDS: dict[str, Kind] = {"card": "card", "token": "token", "copy": "copy"}
+#: Observation types that may leave out `object`: the source showed no handle (LIB-8, TOK-6).
+UNSEEN_TYPES = frozenset({"move", "create_token"})
 End = Literal["top", "bottom"]
 #: A library position: N >= 1 is the Nth card from the top (1 is the top card), -N the Nth
 #: from the bottom (-1 is the bottom card), None is unknown.
@@ -475,6 +478,7 @@ class Writer:
         self.handle_of: dict[str, str] = {}
         self.libraries: dict[str, Library] = {}
         self.melded: set[str] = set()  # melded permanents' handles, unusable until a new game
+        self.face_down: set[str] = set()  # live instances face down where they are
         self.next_number = 1
 
     def index_cards(self) -> None:
@@ -512,7 +516,7 @@ class Writer:
         """Assign one instance ID (or null) per observation and return the writer result."""
         assignments: list[str | None] = []
         for obs in self.observations:
-            handler = getattr(self, f"on_{obs.type}", None)
+            handler = getattr(self, self.handler_name(obs), None)
             if handler is None:
                 raise RequestError(f"observation {obs.index}: unknown type {obs.type!r}")
             if self.melded:
@@ -524,6 +528,14 @@ class Writer:
         used = set(assignments)
         table = [entry.to_json() for entry in self.entries.values() if entry.id in used]
         return {"card_table": table, "assignments": assignments}
+
+    @staticmethod
+    def handler_name(obs: Observation) -> str:
+        """`on_TYPE`, or `on_unseen_TYPE` for a move or token creation that shows no handle
+        (LIB-8, TOK-6): those refer to no object, and are assigned no ID (ID-1)."""
+        if obs.type in UNSEEN_TYPES and "object" not in obs.data:
+            return f"on_unseen_{obs.type}"
+        return f"on_{obs.type}"
 
     # ----------------------------------------------------------------- observation types
 
@@ -616,8 +628,53 @@ class Writer:
         iid = self.moving_instance(obs, src, dst)
         self.describe(iid, obs.description("card"), obs.index)
         self.arrive(iid, obs, dst)
+        if obs.get("face_down") is True:
+            self.face_down.add(iid)
+        else:
+            self.face_down.discard(iid)
         if self.ends_after_move(self.entries[iid], src, dst):
             self.end(iid)
+        return iid
+
+    def on_unseen_move(self, obs: Observation) -> None:
+        """A card moved with no handle shown (LIB-8): out of a library it is the card at that
+        position, whose ID ends (E15); into a library it is an unknown card at that position.
+        Outside libraries the writer cannot tell which card it was, and nothing changes."""
+        src, dst = obs.zone("from"), obs.zone("to")
+        if not (is_library(src) or is_library(dst)):
+            raise RequestError(
+                f"{obs.label()}: a move with no `object` must leave or enter a library (LIB-8)"
+            )
+        for key in ("new_object", "card", "face_down", "owner"):
+            if key in obs.data:
+                raise RequestError(f"{obs.label()}: `{key}` needs an `object` (LIB-8)")
+        if is_library(src):
+            taken = self.leave_library(obs, src)
+            if taken is not None:
+                self.end(taken)
+        if is_library(dst):
+            self.arrive_unseen(obs, dst)
+
+    def arrive_unseen(self, obs: Observation, dst: str) -> None:
+        """An unknown card put into a library: at an unknown position every ID there ends, as
+        for any card (E4); at a known one the position holds no tracked card (LIB-8, LIB-7)."""
+        position = obs.position("position")
+        self.check_fits(obs, dst, position, putting=True)
+        library = self.library(dst)
+        if position is None:
+            self.end_library(dst)
+        elif library.reaches_past_run(position, putting=True):
+            self.end_ids(library.drop_other_end(position))
+        library.put(None, position)
+
+    def on_vanish(self, obs: Observation) -> str:
+        """The source no longer shows the object, and shows no destination: its ID covers this
+        observation and then ends, and its handle is free (ID-11, E16)."""
+        zone = obs.zone("zone")
+        if is_library(zone):
+            raise RequestError(f"{obs.label()}: a vanish is never from a library")
+        iid = self.shown_in_place(obs, zone)
+        self.end(iid)
         return iid
 
     def on_reveal(self, obs: Observation) -> str:
@@ -643,6 +700,7 @@ class Writer:
     def on_turn_face_up(self, obs: Observation) -> str:
         """Turning face up keeps the ID and binds the name there (ID-4, VIS-2)."""
         iid = self.tracked(obs)
+        self.face_down.discard(iid)
         self.describe(iid, obs.description("card"), obs.index)
         return iid
 
@@ -663,6 +721,7 @@ class Writer:
         permanent = obs.handle("permanent")
         obs.description("melded")  # validated, but it describes the melded permanent
         iid = self.tracked(obs)
+        self.check_handle_free(obs, permanent, None)  # a new object's handle (REQ-2)
         self.melded.add(permanent)
         return iid
 
@@ -677,24 +736,39 @@ class Writer:
             )
         return iid
 
+    def on_unseen_create_token(self, obs: Observation) -> None:
+        """A token created with no handle shown gets no ID here: the first observation that
+        shows its handle introduces it, with `kind: token` (TOK-6)."""
+        obs.need("owner")
+        obs.zone("zone", "battlefield")
+        obs.description("card")
+        if "original" in obs.data:
+            raise RequestError(f"{obs.label()}: `original` needs an `object` (TOK-6)")
+
     def on_create_token(self, obs: Observation) -> str:
-        """A token is a fresh instance owned by its creator (TOK-1, OWN-1)."""
-        return self.create(
-            obs, kind=self.creation_kind("token"), zone=obs.zone("zone", "battlefield")
-        )
+        """A token is a fresh instance owned by its creator (TOK-1, OWN-1); a token that is a
+        copy of an object the source names is named after it as a copy is (TOK-7)."""
+        return self.copy_or_token(obs, kind=self.creation_kind("token"), default_zone="battlefield")
 
     def on_create_copy(self, obs: Observation) -> str:
         """A copy is a fresh instance owned by its creator (TOK-1, OWN-1), named from its
         original when its own description shows no name (TOK-5)."""
+        return self.copy_or_token(obs, kind=self.creation_kind("copy"), default_zone="stack")
+
+    def copy_or_token(self, obs: Observation, *, kind: Kind, default_zone: str) -> str:
+        """A created object, named from its `original` when its own description shows no name
+        (TOK-5, TOK-7)."""
         original = self.original_instance(obs)
         if original is None:
             obs.need("card")
-        inherited = None if original is None else self.inherited_name(self.entries[original])
+        # A copy of a face-down object copies a nameless face-down object (CR 707.2, 708.2).
+        inherited = (
+            None
+            if original is None or original in self.face_down
+            else self.inherited_name(self.entries[original])
+        )
         return self.create(
-            obs,
-            kind=self.creation_kind("copy"),
-            zone=obs.zone("zone", "stack"),
-            inherited=inherited,
+            obs, kind=kind, zone=obs.zone("zone", default_zone), inherited=inherited
         )
 
     # ----------------------------------------------------------------- finding instances
@@ -839,6 +913,8 @@ class Writer:
             self.check_handle_free(obs, handle, iid)
             self.place(iid, dst, handle)
             return
+        if "new_object" in obs.data:  # it names nothing in a library, but is not another's
+            self.check_handle_free(obs, obs.handle("new_object"), iid)
         position = obs.position("position")
         self.check_fits(obs, dst, position, putting=True)
         if self.entries[iid].kind != "card":
@@ -897,9 +973,14 @@ class Writer:
             named = Identity(name=inherited, printing=None, source_ids=())
             self.entries[iid] = self.bind(self.entries[iid], named, obs.index)
         self.describe(iid, description, obs.index)
-        if self.loses_track_in(zone) or is_library(zone):
+        if self.ends_at_creation(kind, zone):
             self.end(iid)
         return iid
+
+    def ends_at_creation(self, kind: Kind, zone: str) -> bool:
+        """Whether a created object's ID ends at once: in another player's hand without hidden
+        tracking (E7), or in a library, where it ceases to exist (TOK-4)."""
+        return self.loses_track_in(zone) or is_library(zone)
 
     def creation_kind(self, kind: Kind) -> Kind:
         """The kind a created object is marked with (TOK-1)."""
@@ -935,6 +1016,7 @@ class Writer:
         """The ID ends: P can no longer follow the card, by handle or by position (ID-2)."""
         zone = self.zone_of.pop(iid, None)
         self.unhandle(iid)
+        self.face_down.discard(iid)
         if zone is not None:
             del self.in_zone[zone][iid]
             if is_library(zone):
@@ -958,10 +1040,24 @@ class Writer:
     # ----------------------------------------------------------------- entries
 
     def new_card(self, obs: Observation, *, seen_in: str, goes_to: str | None) -> str:
-        """A fresh card instance (ID-7), with the owner OWN-1 derives."""
+        """A fresh instance (ID-7), with the owner OWN-1 derives and the kind the observation
+        gives, a card unless it says `kind` (TOK-6)."""
         return self.allocate(
-            owner=self.owner_of_new(obs, seen_in, goes_to), kind="card", index=obs.index
+            owner=self.owner_of_new(obs, seen_in, goes_to),
+            kind=self.introduced_kind(obs, seen_in),
+            index=obs.index,
         )
+
+    def introduced_kind(self, obs: Observation, seen_in: str) -> Kind:
+        """The kind of an object an observation introduces: its `kind`, else a card (TOK-6). A
+        token or copy is never in a library (TOK-4), so one seen there is inconsistent."""
+        shown = obs.get("kind", "card")
+        kind = KINDS.get(shown) if isinstance(shown, str) else None
+        if kind is None:
+            raise RequestError(f"{obs.label()}: `kind` is not card, token or copy: {shown!r}")
+        if kind != "card" and is_library(seen_in):
+            raise RequestError(f"{obs.label()}: a {kind} is never in a library (TOK-4)")
+        return kind
 
     def owner_of_new(self, obs: Observation, seen_in: str, goes_to: str | None) -> str:
         """OWN-1: the observation's owner; else the player of the hand, library or graveyard the

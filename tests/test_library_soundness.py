@@ -56,9 +56,9 @@ class Game:
         return counted - 1 if counted > 0 else len(self.library) + counted
 
     def step(self) -> None:
-        choices = ["put", "size", "shuffle", "new"]
+        choices = ["put", "size", "shuffle", "new", "unseen_put"]
         if self.library:
-            choices += ["take", "take", "reveal", "reorder", "search"]
+            choices += ["take", "take", "reveal", "reorder", "search", "unseen_take", "scry"]
         if self.hand:
             choices += ["put", "put", "put_unknown"]
         getattr(self, f"do_{self.rng.choice(choices)}")()
@@ -77,6 +77,34 @@ class Game:
         self.hand[handle] = card
         self.observe({"type": "move", "object": handle, "from": LIBRARY, "to": HAND,
                       "from_position": self.position(counted)}, card)
+
+    def do_unseen_take(self) -> None:
+        """A card leaves with no handle shown (LIB-8): MTGO's "draws a card"."""
+        counted = self.existing()
+        self.library.pop(self.index(counted))
+        self.observe({"type": "move", "from": LIBRARY, "to": HAND,
+                      "from_position": self.position(counted)}, None)
+
+    def do_unseen_put(self) -> None:
+        """A card of P1's, never shown, is put at the top or bottom with no handle (LIB-8)."""
+        card = self.next_card
+        self.next_card += 1
+        counted = self.rng.choice([1, -1])
+        self.library.insert(0 if counted > 0 else len(self.library), card)
+        self.observe({"type": "move", "from": HAND, "to": LIBRARY,
+                      "position": self.position(counted)}, None)
+
+    def do_scry(self) -> None:
+        """The top card is looked at and put on the bottom, with or without its handle."""
+        card = self.library.pop(0)
+        self.library.append(card)
+        observation = {"type": "move", "from": LIBRARY, "to": LIBRARY, "from_position": "top",
+                       "position": "bottom"}
+        if self.rng.random() < 0.5:
+            self.observe({**observation, "object": self.handle(),
+                          "card": {"name": f"Card {card}"}}, card)
+        else:
+            self.observe(observation, None)
 
     def do_search(self) -> None:
         card = self.library.pop(self.rng.randrange(len(self.library)))

@@ -1689,4 +1689,11 @@ class ReaderRejectionExitOnly(CardTableReader):
 
 
 # The mutants of spec 1.2.0, a module per rule family; they register themselves on import.
-from . import library_more, names_more, reader_more, tokens_more, visibility_more  # noqa: E402, F401
+from . import (  # noqa: E402, F401
+    library_more,
+    names_more,
+    reader_more,
+    tokens_more,
+    visibility_more,
+    vocabulary_more,
+)
