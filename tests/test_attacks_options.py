@@ -118,7 +118,7 @@ def test_unknown_rule_is_one_usage_line_listing_the_families(
     case"), and the line lists the families there are."""
     assert main([command, "--rule", "LIBB"]) == Exit.USAGE
     line = _one_usage_line(capsys)
-    assert line.startswith("error: argument --rule: unknown rule 'LIBB': spec 1.1.0 has rule IDs")
+    assert line.startswith("error: argument --rule: unknown rule 'LIBB': spec 1.2.0 has rule IDs")
     assert "(HID, ID, LIB," in line and "`cardid rules` lists them" in line
 
 

@@ -461,12 +461,12 @@ def test_verdict_line_names_skipped_cases(tmp_path: Any, monkeypatch: pytest.Mon
     assert main(["run", "--case", "flicker-keeps-id", "--case", TARGET]) == 0
     out = capsys.readouterr().out
     assert re.search(
-        r"verdict: CONFORMING as a writer against card-identity spec 1\.1\.0"
+        r"verdict: CONFORMING as a writer against card-identity spec 1\.2\.0"
         r" \(reader role not tested: 1 case\(s\) skipped; a selection of 2 of \d+ cases\)", out
     )
     assert main(["run", "--case", TARGET]) == 1
     assert (
-        "verdict: NOT CONFORMING against card-identity spec 1.1.0: no case was judged"
+        "verdict: NOT CONFORMING against card-identity spec 1.2.0: no case was judged"
         " (every case was skipped or errored) (reader role not tested: 1 case(s) skipped;"
     ) in capsys.readouterr().out
 

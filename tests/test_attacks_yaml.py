@@ -366,10 +366,10 @@ def test_special_files_are_case_bugs_and_never_block(
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        (lambda text: text.replace("version: 1.1.0", "version: !!binary x"), "tag !!binary is not allowed"),
+        (lambda text: text.replace("version: 1.2.0", "version: !!binary x"), "tag !!binary is not allowed"),
         (lambda text: text.replace('cr_edition: "2026-09-25"', "cr_edition: 2026-02-30"), "not a real date"),
         (lambda text: text + "\nextra: " + "[" * 1500 + "]" * 1500 + "\n", "nested too deeply"),
-        (lambda text: text.replace("version: 1.1.0", "version: &v 1.1.0\nagain: *v"), "aliases"),
+        (lambda text: text.replace("version: 1.2.0", "version: &v 1.2.0\nagain: *v"), "aliases"),
         (lambda text: text + "\nversion: 2\n", "duplicate key 'version'"),
         (lambda text: text.replace("rules:", "rules: 7\nold_rules:", 1), "malformed"),
         (lambda text: "- just a list\n", "malformed"),
@@ -391,7 +391,7 @@ def test_broken_spec_index_exits_3_without_a_traceback(tmp_path: Path) -> None:
         shutil.copytree(ROOT / part, tmp_path / part)
     (tmp_path / "cases").mkdir()
     rules = tmp_path / "spec" / "rules.yaml"
-    rules.write_text(rules.read_text(encoding="utf-8").replace("version: 1.1.0", "version: !!int x"), encoding="utf-8")
+    rules.write_text(rules.read_text(encoding="utf-8").replace("version: 1.2.0", "version: !!int x"), encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-m", "cardid_runner", "run"], capture_output=True, text=True, timeout=60, check=False,
         env={**os.environ, "CARDID_SUITE": str(tmp_path)},

@@ -45,7 +45,7 @@ def test_run_into_a_closed_pipe_still_writes_its_reports_and_exit_status(
 def test_version_names_the_suite_and_the_spec(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == Exit.OK
     out = capsys.readouterr().out
-    assert out.startswith(f"cardid {suite.version()} (card-identity spec 1.1.0, ")
+    assert out.startswith(f"cardid {suite.version()} (card-identity spec 1.2.0, ")
     assert "cases" in out
 
 
