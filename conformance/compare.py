@@ -18,6 +18,11 @@ _IDENTITY_FAMILIES = ("ID", "LIB", "HID", "TOK", "SRC", "VIS")
 _IN_PLACE = ("transform", "turn_face_up", "become_copy", "meld")
 #: Observations that end IDs, and the rule saying so (the ending-events table).
 _ENDINGS = {"shuffle": "LIB-2", "mulligan": "ID-8", "reorder": "LIB-3", "game_start": "ID-9", "restart": "ID-9"}
+#: The registered source-ID prefixes (SRC-1): a reader keeps any other as written (TXT-3).
+_REGISTERED_PREFIXES = ("mtgo", "arena")
+#: The rules that decide a kind marker: tokens, copies and cards (TOK-1), the kind an
+#: introducing observation gives (TOK-6), a token made as a copy (TOK-7).
+_KIND_RULES = ("TOK-1", "TOK-6", "TOK-7")
 #: Observations shown before and after the one where assignments diverge.
 _WINDOW = 2
 
@@ -278,6 +283,23 @@ def _case_rule(case: Case, families: Sequence[str]) -> str | None:
     return None
 
 
+def _name_rule(case: Case, expected: CardEntry) -> str:
+    """The rule a wrong name breaks. A writer's copy, in a case citing TOK-5: TOK-5, which
+    decides a copy's name (its card's, else its original's as known then); else the case's
+    first NAME rule; else TXT-1 for a reader, NAME-1 for a writer."""
+    if case.role == "writer" and expected.kind == "copy" and "TOK-5" in case.rules:
+        return "TOK-5"
+    return _case_rule(case, ("NAME",)) or ("TXT-1" if case.role == "reader" else "NAME-1")
+
+
+def _kind_rule(case: Case, expected: CardEntry) -> str:
+    """The rule a writer's wrong kind breaks: the case's first rule that decides a kind marker
+    (TOK-1, TOK-6, TOK-7; NAME-5 for a card: one that becomes a copy keeps its kind), else
+    TOK-1, which marks tokens, copies and cards."""
+    deciding = _KIND_RULES + (("NAME-5",) if expected.kind == "card" else ())
+    return next((rule for rule in case.rules if rule in deciding), "TOK-1")
+
+
 def _compare_entry(
     case: Case, label: str, expected: CardEntry, actual: CardEntry, *, with_reveal: bool
 ) -> list[Difference]:
@@ -289,7 +311,7 @@ def _compare_entry(
             rule = "VIS-1"
             what = f"name {got_name!r} recorded, but the source never showed it"
         else:
-            rule = _case_rule(case, ("NAME",)) or ("TXT-1" if case.role == "reader" else "NAME-1")
+            rule = _name_rule(case, expected)
             what = f"name {got_name!r}, expected {want_name!r}"
         out.append(Difference(rule=rule, message=f"{where}: {what}"))
     elif case.role == "writer" and actual.name != got_name:  # the right name, not in NFC
@@ -314,9 +336,10 @@ def _compare_entry(
         )
     if case.role == "reader":
         if expected.source_ids != actual.source_ids:
+            unregistered = "TXT-3" in case.rules and _lost_unregistered(expected, actual)
             out.append(
                 Difference(
-                    rule="TXT-3" if "TXT-3" in case.rules else "TXT-1",
+                    rule="TXT-3" if unregistered else "TXT-1",
                     message=f"{where}: source IDs {list(actual.source_ids)}, expected "
                     f"{list(expected.source_ids)}",
                 )
@@ -339,7 +362,7 @@ def _compare_entry(
             )
         )
     if expected.kind != actual.kind:
-        rule = "TXT-1" if case.role == "reader" else (_case_rule(case, ("TOK", "NAME")) or "TOK-1")
+        rule = "TXT-1" if case.role == "reader" else _kind_rule(case, expected)
         out.append(
             Difference(rule=rule, message=f"{where}: kind {actual.kind!r}, expected {expected.kind!r}")
         )
@@ -352,6 +375,16 @@ def _compare_entry(
             )
         )
     return out
+
+
+def _lost_unregistered(expected: CardEntry, actual: CardEntry) -> bool:
+    """Whether a reader lost a source ID whose prefix is not registered: TXT-3's breach (a lost
+    `mtgo:` or `arena:` ID, or one added, is TXT-1's)."""
+    return any(
+        source_id.split(":", 1)[0] not in _REGISTERED_PREFIXES
+        for source_id in expected.source_ids
+        if source_id not in actual.source_ids
+    )
 
 
 def _show(printing: object) -> str:

@@ -28,7 +28,18 @@ from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
-from cardid_runner import certify, doctor, knownfile, newcase, options, outputs, rules, shrink
+from cardid_runner import (
+    certify,
+    coverage,
+    doctor,
+    knownfile,
+    mutants,
+    newcase,
+    options,
+    outputs,
+    rules,
+    shrink,
+)
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Run, perform
@@ -193,7 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     certify.add_parsers(commands)
     doctor.add_parser(commands)
-    for command in (rules, newcase, shrink, knownfile):
+    for command in (rules, mutants, coverage, newcase, shrink, knownfile):
         command.add_parser(commands)
     return parser
 

@@ -21,6 +21,18 @@ from hypothesis import settings
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def exactly(*case_ids: str) -> str:
+    """A `pytest -k` expression selecting exactly these cases of the corpus: -k matches
+    substrings, so each ID excludes the other cases whose IDs contain it (a new case named
+    `reader-unknown-name-with-quoted-owner` would otherwise join `reader-unknown-name`)."""
+    every = [path.stem for path in (ROOT / "cases").rglob("*.yaml")]
+    terms = []
+    for case_id in case_ids:
+        longer = sorted(other for other in every if case_id in other and other != case_id)
+        terms.append(" and ".join([case_id, *(f"not {other}" for other in longer)]))
+    return " or ".join(f"({term})" for term in terms)
+
+
 def _write_bytecode() -> None:
     """Where bytecode is not written (PYTHONDONTWRITEBYTECODE, set on some machines), each of the
     session's few hundred Python processes (runners, adapters, pytest sessions) compiled the

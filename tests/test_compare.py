@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from cardid_conformance.cases import Case
-from cardid_conformance.compare import compare_writer
+from cardid_conformance.compare import compare_reader, compare_writer
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -112,6 +112,50 @@ def test_a_writer_name_not_in_nfc_is_a_name6_difference(make_case: Callable[...,
     differences = compare_writer(case, answer)
     assert [d.rule for d in differences] == ["NAME-6"]
     assert "is not in Unicode NFC" in differences[0].message
+
+
+def test_a_wrong_kind_is_tok1_or_for_a_card_in_a_name5_case_name5(make_case: Callable[..., Case]) -> None:
+    """A kind marker is TOK-1's, whatever TOK rule a case cites first; a card marked otherwise
+    in a case citing NAME-5 (a card that becomes a copy keeps its kind) is NAME-5's."""
+    answer = _answer()
+    answer["card_table"][0]["kind"] = "copy"
+    data = copy.deepcopy(WRITER_CASE)
+    data["rules"] = ["ID-3", "TOK-3", "LIB-2"]
+    assert [d.rule for d in compare_writer(make_case(data), answer)] == ["TOK-1"]
+    data["rules"].append("NAME-5")
+    assert [d.rule for d in compare_writer(make_case(data), answer)] == ["NAME-5"]
+
+
+def test_a_copys_wrong_name_in_a_tok5_case_is_tok5(make_case: Callable[..., Case]) -> None:
+    """TOK-5 decides a copy's name (its card's, else its original's): a copy left unnamed in a
+    case citing TOK-5 fails there, not at NAME-1."""
+    data = copy.deepcopy(WRITER_CASE)
+    data["expect"]["instances"]["isle"]["kind"] = "copy"
+    answer = _answer()
+    answer["card_table"][0].update(kind="copy", name=None)
+    assert [d.rule for d in compare_writer(make_case(data), answer)] == ["NAME-1"]
+    data["rules"].append("TOK-5")
+    assert [d.rule for d in compare_writer(make_case(data), answer)] == ["TOK-5"]
+
+
+def test_a_reader_losing_a_source_id_is_txt3_only_for_an_unregistered_prefix(
+    make_case: Callable[..., Case],
+) -> None:
+    """TXT-3 keeps source IDs with prefixes a reader does not know; losing an mtgo: or arena: ID
+    is TXT-1's, even in a case citing TXT-3."""
+    data: dict[str, Any] = {
+        "id": "sample-reader", "description": "Source IDs are kept.", "role": "reader", "level": "MUST",
+        "rules": ["TXT-1", "TXT-3"], "cr": ["108.1"],
+        "input": {"text": '#c1 "Island" mtgo:1 scryfall:x owner=P1\n'},
+        "expect": {"card_table": [{"id": "c1", "name": "Island", "printing": None,
+                                   "source_ids": ["mtgo:1", "scryfall:x"], "owner": "P1", "kind": "card"}]},
+    }
+    case = make_case(data)
+    entry = data["expect"]["card_table"][0]
+    lost_mtgo = {"card_table": [{**entry, "source_ids": ["scryfall:x"]}]}
+    lost_unknown = {"card_table": [{**entry, "source_ids": ["mtgo:1"]}]}
+    assert [d.rule for d in compare_reader(case, lost_mtgo)] == ["TXT-1"]
+    assert [d.rule for d in compare_reader(case, lost_unknown)] == ["TXT-3"]
 
 
 def _load_sample() -> Case:

@@ -56,7 +56,7 @@ class Game:
         return counted - 1 if counted > 0 else len(self.library) + counted
 
     def step(self) -> None:
-        choices = ["put", "size", "shuffle", "new", "unseen_put"]
+        choices = ["put", "size", "shuffle", "new", "unseen_put", "token", "mulligan"]
         if self.library:
             choices += ["take", "take", "reveal", "reorder", "search", "unseen_take", "scry"]
         if self.hand:
@@ -77,6 +77,27 @@ class Game:
         self.hand[handle] = card
         self.observe({"type": "move", "object": handle, "from": LIBRARY, "to": HAND,
                       "from_position": self.position(counted)}, card)
+
+    def do_token(self) -> None:
+        """A token is created and put into the library, where it ceases to exist (TOK-4)."""
+        handle = self.handle()
+        self.next_card += 1
+        token = self.next_card  # a physical object of its own, never in the library
+        self.observe({"type": "create_token", "object": handle, "owner": "P1",
+                      "card": {"name": "Zombie"}}, token)
+        n = self.rng.randint(1, 3)
+        self.observe({"type": "move", "object": handle, "from": "battlefield", "to": LIBRARY,
+                      "position": self.position(n if self.rng.random() < 0.5 else -1)}, token)
+
+    def do_mulligan(self) -> None:
+        """The hand is shuffled into the library (CR 103.5), its handles listed or not."""
+        observation: dict[str, Any] = {"type": "mulligan", "player": "P1"}
+        if self.hand and self.rng.random() < 0.5:
+            observation["objects"] = sorted(self.hand)
+        self.library += self.hand.values()
+        self.hand.clear()
+        self.rng.shuffle(self.library)
+        self.observe(observation, None)
 
     def do_unseen_take(self) -> None:
         """A card leaves with no handle shown (LIB-8): MTGO's "draws a card"."""

@@ -16,7 +16,7 @@ from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.spec import load_spec
 from cardid_runner.cli import Exit, main
 
-from tests.conftest import NO_HYPOTHESIS, ROOT
+from tests.conftest import NO_HYPOTHESIS, ROOT, exactly
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 CORPUS_SIZE = len(load_corpus(case_files(ROOT / "cases"), load_spec()).cases)
@@ -87,7 +87,7 @@ def test_broken_case_is_reported_as_a_case_bug(pytester: pytest.Pytester, tmp_pa
 def test_second_answer_seen_late_fails_the_session(pytester: pytest.Pytester) -> None:
     """An implementation that answers a request twice is named, and the session fails."""
     result = pytester.runpytest(
-        str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", "reader-unknown-name",
+        str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", exactly("reader-unknown-name"),
         "-p", "no:cacheprovider",
     )
     assert result.ret != 0
@@ -162,7 +162,7 @@ def test_wrong_known_failure_file_fails_the_session_once(pytester: pytest.Pytest
         "  - case: flicker-keeps-id\n    reason: old\n    expires: '2020-01-01'\n",
     )
     result = pytester.runpytest(
-        str(ROOT / "conformance"), "--impl", _impl("split"), "-k", "flicker-keeps-id or reader-unknown-name",
+        str(ROOT / "conformance"), "--impl", _impl("split"), "-k", exactly("flicker-keeps-id", "reader-unknown-name"),
         "--expect", str(known), "-p", "no:cacheprovider",
     )
     result.assert_outcomes(passed=1, failed=1)
@@ -203,7 +203,7 @@ def test_late_breach_errs_its_case_in_the_plugin_report(pytester: pytest.Pyteste
     CLI (-n 2: tests/test_xdist.py)."""
     path = tmp_path / "report.json"
     result = pytester.runpytest(
-        str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", "reader-unknown-name",
+        str(ROOT / "conformance"), "--impl", _impl("answers-twice-later"), "-k", exactly("reader-unknown-name"),
         f"--cardid-report-json={path}", "-p", "no:cacheprovider",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -23,7 +23,7 @@ from cardid_conformance.outcome import (
     Passed,
     Skipped,
 )
-from cardid_conformance.spec import Level, Spec
+from cardid_conformance.spec import Level, Spec, load_spec
 
 WRITER_MUST = "flicker-keeps-id"
 WRITER_SHOULD = "printing-from-source-id-for-opponent"
@@ -108,7 +108,7 @@ def test_case_bugs_and_nothing_judged_are_not_conforming(cases: dict[str, Case])
 
 
 def _info(**kwargs: object) -> report.RunInfo:
-    return report.RunInfo(command="impl", spec_version="1.1.0", cases_dir="cases", **kwargs)  # type: ignore[arg-type]
+    return report.RunInfo(command="impl", spec_version=load_spec().version, cases_dir="cases", **kwargs)  # type: ignore[arg-type]
 
 
 def test_a_should_failure_is_a_warning_in_every_report(cases: dict[str, Case], spec: Spec) -> None:

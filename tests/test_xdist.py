@@ -24,15 +24,17 @@ import pytest
 from cardid_conformance import schemas
 from cardid_runner.cli import Exit, main
 
-from tests.conftest import NO_HYPOTHESIS, ROOT
+from tests.conftest import NO_HYPOTHESIS, ROOT, exactly
 
 IMPL = f"{sys.executable} {Path(__file__).parent / 'fakes' / 'fake_impl.py'} xdist-mix"
-#: The same 14 cases for `pytest -k` and `cardid run --case`.
-#: Whole names (a prefix would take in each new case that shares it).
-SELECTION = ("flicker-keeps-id", "shuffle-ends", "reader-unknown-name", "reader-quoted", "reader-rejects-empty-name",
-             "reader-rejects-empty-owner", "reader-rejects-empty-quoted-owner", "reader-rejects-unknown-escape",
+#: The same 14 cases for `pytest -k` and `cardid run --case`, by their whole IDs (a prefix, or
+#: -k's substring match, would take in each new case that shares it).
+SELECTION = ("flicker-keeps-id", "shuffle-ends-id-of-card-on-top", "shuffle-ends-id-of-legendary-card",
+             "reader-unknown-name", "reader-quoted-owner", "reader-rejects-empty-name",
+             "reader-rejects-empty-owner", "reader-rejects-empty-quoted-owner",
+             "reader-rejects-unknown-escape", "reader-rejects-unknown-escape-minimal",
              "reader-rejects-unknown-kind", "reader-rejects-unquoted-name",
-             "reader-rejects-upper-case-source-id-prefix")
+             "reader-rejects-unquoted-name-minimal", "reader-rejects-upper-case-source-id-prefix")
 KNOWN = (
     "implementation: fake xdist-mix\nknown_failures:\n"
     "  - case: flicker-keeps-id\n    reason: splits on flicker\n"
@@ -56,7 +58,7 @@ class _Session:
         self.report = folder / "plugin.json"
 
     def args(self) -> list[str]:
-        return [str(ROOT / "conformance"), "--impl", IMPL, "-k", " or ".join(SELECTION), "--expect", str(self.known),
+        return [str(ROOT / "conformance"), "--impl", IMPL, "-k", exactly(*SELECTION), "--expect", str(self.known),
                 f"--cardid-report-json={self.report}", "-p", "no:cacheprovider"]
 
 
@@ -104,7 +106,7 @@ def test_xdist_session_reports_each_known_failure_problem_once(xdist_session: Ra
 def test_xdist_session_report_is_the_cli_report(xdist_session: Ran, tmp_path: Path) -> None:
     session, _ = xdist_session
     cli_report = tmp_path / "cli.json"
-    chosen = [option for words in SELECTION for option in ("--case", f"{words}*")]
+    chosen = [option for case_id in SELECTION for option in ("--case", case_id)]
     assert main(["run", "--impl", IMPL, *chosen, "--expect", str(session.known), "--report-json", str(cli_report),
                  "-q"]) == Exit.FAILED
     ours = json.loads(session.report.read_text(encoding="utf-8"))

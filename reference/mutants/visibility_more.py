@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from cardid_reference.writer import (
@@ -233,3 +234,36 @@ class ControlChangeOfAnyHeldCard(Writer):
     def on_control_change(self, obs: Observation) -> str:
         obs.need("controller")
         return self.tracked(obs)
+
+
+@mutant("library-size-ends-library-ids")
+class LibrarySizeEndsLibraryIds(Writer):
+    """Ends every ID of a library when the source shows its size, as if a size resync renumbered it (ID-6, LIB-5)."""
+
+    def on_library_size(self, obs: Observation) -> None:
+        super().on_library_size(obs)
+        self.end_library(self.library_zone(obs))
+
+
+@mutant("re-emergence-keeps-facts")
+class ReEmergenceKeepsFacts(Writer):
+    """Gives a fresh instance under a handle an ended instance had that instance's name and printing, as a parser keyed by handle would (ID-7, VIS-1)."""
+
+    def __init__(self, request: dict[str, Any]) -> None:
+        super().__init__(request)
+        self.ended_under: dict[str, Entry] = {}
+
+    def end(self, iid: str) -> None:
+        handle = self.handle_of.get(iid)
+        if handle is not None:
+            self.ended_under[handle] = self.entries[iid]
+        super().end(iid)
+
+    def new_card(self, obs: Observation, *, seen_in: str, goes_to: str | None) -> str:
+        iid = super().new_card(obs, seen_in=seen_in, goes_to=goes_to)
+        old = self.ended_under.get(str(obs.get("object")))
+        if old is not None and old.name is not None:
+            self.entries[iid] = replace(
+                self.entries[iid], name=old.name, printing=old.printing, revealed_at=obs.index
+            )
+        return iid
