@@ -37,8 +37,17 @@ class Difference:
     context: tuple[str, ...] = ()
 
 
+#: Fields `describe` renders in its own way, or that are the case's and not the request's.
+_DESCRIBED = frozenset(
+    {"type", "object", "new_object", "from", "to", "from_position", "position", "face_down", "card",
+     "expect", "rule"}
+)
+
+
 def describe(observation: Mapping[str, Any]) -> str:
-    """A one-line rendering of an observation, for failure messages."""
+    """A one-line rendering of an observation, for failure messages: every field it holds, so
+    that whatever a rule reads (a reorder's `order`, a size, a reveal's position, a restart's
+    `carried`, a copy's `original`) is there to diagnose it."""
     kind = observation["type"]
     handle = observation.get("object")
     parts = [kind]
@@ -46,6 +55,8 @@ def describe(observation: Mapping[str, Any]) -> str:
         parts.append(f"object {handle}")
         if "new_object" in observation:
             parts.append(f"-> {observation['new_object']}")
+    elif kind in ("move", "create_token"):
+        parts.append("(no object shown)")
     if kind == "move":
         where = observation["from"]
         if "from_position" in observation:
@@ -54,15 +65,26 @@ def describe(observation: Mapping[str, Any]) -> str:
         if "position" in observation:
             to += f" ({observation['position']})"
         parts.append(f"{where} -> {to}")
-    for key in ("zone", "player", "game", "end", "count"):
-        if key in observation:
-            parts.append(f"{key}={observation[key]}")
+    for key, value in observation.items():
+        if key not in _DESCRIBED or (key == "position" and kind != "move"):
+            parts.append(f"{key}={_value(value)}")
     if observation.get("face_down"):
         parts.append("face down")
     card = observation.get("card")
     if card:
-        parts.append("card " + ", ".join(f"{k}={v}" for k, v in card.items()))
+        parts.append("card " + ", ".join(f"{k}={_value(v)}" for k, v in card.items()))
     return " ".join(str(part) for part in parts)
+
+
+def _value(value: Any) -> str:
+    """A field's value as a failure message shows it: lists as [a, b], printings as SET NUMBER."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_value(item) for item in value) + "]"
+    if isinstance(value, Mapping):
+        if set(value) == {"set", "number"}:
+            return f"{value['set']} {value['number']}"
+        return "{" + ", ".join(f"{k}={_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def compare_writer(case: Case, result: Mapping[str, Any]) -> list[Difference]:

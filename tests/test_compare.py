@@ -6,8 +6,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from cardid_conformance.cases import Case
-from cardid_conformance.compare import compare_reader, compare_writer
+from cardid_conformance.compare import compare_reader, compare_writer, describe
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -175,3 +176,28 @@ def _load_sample() -> Case:
 
 
 _CASE = _load_sample()
+
+
+@pytest.mark.parametrize(
+    ("observation", "shown"),
+    [
+        ({"type": "reorder", "zone": "library:P1", "end": "top", "count": 3, "order": [3, 1, 2]},
+         "reorder zone=library:P1 end=top count=3 order=[3, 1, 2]"),
+        ({"type": "library_size", "zone": "library:P1", "size": 2}, "library_size zone=library:P1 size=2"),
+        ({"type": "reveal", "object": "k1", "zone": "library:P1", "position": 3, "card": {"name": "Island"}},
+         "reveal object k1 zone=library:P1 position=3 card name=Island"),
+        ({"type": "restart", "carried": ["a", "b"]}, "restart carried=[a, b]"),
+        ({"type": "create_copy", "object": "c", "owner": "P2", "original": "x"},
+         "create_copy object c owner=P2 original=x"),
+        ({"type": "mulligan", "player": "P1", "objects": ["1", "2"]}, "mulligan player=P1 objects=[1, 2]"),
+        ({"type": "move", "from": "library:P1", "to": "hand:P1", "from_position": "top"},
+         "move (no object shown) library:P1 (top) -> hand:P1"),
+        ({"type": "move", "object": "a", "from": "hand:P1", "to": "stack", "card": {"printing": {"set": "DOM", "number": "1"}},
+          "expect": "x", "rule": "ID-3"},
+         "move object a hand:P1 -> stack card printing=DOM 1"),
+    ],
+)
+def test_a_context_line_shows_every_field_a_rule_reads(observation: dict[str, Any], shown: str) -> None:
+    """Context lines hold every field of the observation (a LIB-6 bug needs `order`, a LIB-5 one
+    the size), and none of the case's own (`expect`, `rule`)."""
+    assert describe(observation) == shown
