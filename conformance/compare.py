@@ -202,15 +202,24 @@ def _match_ids(
             last[label] = index
     to_actual: dict[str, str] = {}
     to_label: dict[str, str] = {}
+    last_seen: dict[str, int] = {}  # the last observation matched for each label so far
     for index, (label, actual) in enumerate(zip(labels, assignments, strict=True)):
         if label is None or actual is None:
             continue
         known = to_actual.get(label)
         if known is not None and known != actual:
-            what = (
-                f"split: expected instance {label!r} (ID {known!r} so far) was given a new ID "
-                f"{actual!r}; it should have been kept"
-            )
+            other = to_label.get(actual)
+            if other is not None and other != label:  # not a new ID: another instance's
+                what = (
+                    f"swapped: expected instance {label!r} (ID {known!r} so far) was given ID "
+                    f"{actual!r}, the ID of expected instance {other!r} (last seen at observation "
+                    f"#{last_seen[other]}); each should have kept its own"
+                )
+            else:
+                what = (
+                    f"split: expected instance {label!r} (ID {known!r} so far) was given a new "
+                    f"ID {actual!r}; it should have been kept"
+                )
             return _divergence(case, index, what, _keep_rule(case, index))
         owner = to_label.get(actual)
         if owner is not None and owner != label:
@@ -233,6 +242,7 @@ def _match_ids(
             return _divergence(case, index, what, rule)
         to_actual[label] = actual
         to_label[actual] = label
+        last_seen[label] = index
     return to_actual
 
 

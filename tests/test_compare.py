@@ -63,6 +63,29 @@ def test_split_is_named_at_the_first_renewed_observation(make_case: Callable[...
     assert "split" in difference.message
 
 
+def test_another_live_instances_id_is_a_swap_not_a_new_id(make_case: Callable[..., Case]) -> None:
+    """Given the ID of another live instance, a card is not "given a new ID": the message names
+    the other instance whose ID it took."""
+    data = copy.deepcopy(WRITER_CASE)
+    data["input"]["observations"] = [
+        {"type": "game_start", "game": 1},
+        {"type": "move", "object": "1", "from": "library:P1", "to": "hand:P1", "from_position": "top",
+         "card": {"source_id": "arena:70401"}, "expect": "isle"},
+        {"type": "move", "object": "5", "from": "library:P1", "to": "hand:P1", "from_position": "top",
+         "card": {"source_id": "arena:70401"}, "expect": "isle2"},
+        {"type": "move", "object": "1", "from": "hand:P1", "to": "stack", "expect": "isle", "rule": "ID-3"},
+    ]
+    data["expect"]["instances"]["isle2"]["revealed_at"] = 2
+    answer = _answer(assignments=[None, "c1", "c2", "c2"])
+    answer["card_table"][1]["revealed_at"] = 2
+    [difference] = compare_writer(make_case(data), answer)
+    assert difference.observation == 3
+    assert (
+        "swapped: expected instance 'isle' (ID 'c1' so far) was given ID 'c2', the ID of expected "
+        "instance 'isle2' (last seen at observation #2)"
+    ) in difference.message
+
+
 def test_assignment_where_no_object_is_an_id1_difference(make_case: Callable[..., Case]) -> None:
     """An ID on the game_start observation breaks ID-1."""
     answer = _answer(assignments=["c1", "c1", "c1", "c1", "c1", None, "c2"])
