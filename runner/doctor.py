@@ -54,6 +54,8 @@ _HINTS = (
     # What a problem's reason says -> the one hint for it.
     ("with a result on standard output", "exit with status 0 after writing a result; exit status 1 "
      'goes only with {"rejected": "reason"} (C-2)'),
+    ("with exit status 0: a rejection", 'after writing {"rejected": "reason"}, exit with status 1 '
+     "(C-2): exit status 0 says the output is a result"),
     ("not JSON", "print logs and debug output to standard error: standard output holds only protocol "
      "messages (C-7)"),
     ("without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"} on standard '

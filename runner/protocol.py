@@ -264,6 +264,13 @@ _STATUS_MEANS = {
 }
 
 
+#: A rejection object written with exit status 0: the status is the fix (C-2).
+REJECTED_WITH_0 = (
+    'a rejection object {"rejected": ...} with exit status 0: a rejection needs exit status 1 '
+    "(C-2); exit 0 is for a result"
+)
+
+
 def per_case_answer(
     code: int, output: bytes, stderr: str, seconds: float, role: str | None = None
 ) -> Answer:
@@ -273,6 +280,8 @@ def per_case_answer(
         result = decode(output)
         if isinstance(result, Problem):
             return Crashed(reason=result.reason, output=output[:2000], stderr=stderr, seconds=seconds)
+        if schemas.is_valid("protocol#start-rejected", result):
+            return Crashed(reason=REJECTED_WITH_0, output=output[:2000], stderr=stderr, seconds=seconds)
         return Answered(result=result, stderr=stderr, seconds=seconds)
     if code == 1:
         return _rejection(output, stderr, seconds, role)  # the message is made printable

@@ -71,6 +71,8 @@ def test_the_reference_passes_every_check(capsys: pytest.CaptureFixture[str]) ->
 MISTAKES = [
     ("exit1-no-object", "per-case mode: a must-reject reader request (case reader-rejects-missing-owner): "
      "exit status 1 without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"}'),
+    ("rejected-exit-0", "per-case mode: a must-reject reader request (case reader-rejects-missing-owner): "
+     'a rejection object {"rejected": ...} with exit status 0', 'after writing {"rejected": "reason"}, exit with status 1'),
     ("exit1-with-result", "per-case mode: a valid reader request (case reader-quoted-owner): exit status 1 "
      "with a result on standard output", "exit with status 0 after writing a result"),
     ("logs-on-stdout", 'persistent mode: the handshake is not JSON (Expecting value: line 1 column 1 '

@@ -136,3 +136,11 @@ def test_errored_outcome_keeps_the_reason_whole() -> None:
     execution = run(Behaviour(per_case=lambda request: [Out(b"x" * 5000), Exited(0)]), isolate=True)
     outcome = next(o for o in execution.outcomes if isinstance(o, Errored))
     assert message.endswith(C7) and outcome.reason.endswith(C7)
+
+
+def test_a_rejection_object_with_exit_status_0_names_the_status_as_the_fix() -> None:
+    """{"rejected": ...} with exit 0 is neither a result nor a rejection: the message says the
+    exit status is what to change, not that a result field is missing."""
+    message = reason(protocol.per_case_answer(0, b'{"rejected": "bad owner"}\n', "", 0.1))
+    assert message.startswith('a rejection object {"rejected": ...} with exit status 0: a rejection '
+                              "needs exit status 1 (C-2)")
