@@ -27,6 +27,24 @@ INTERPRETERS = {
 }
 
 
+def check_interpreter_line(argv: Sequence[str]) -> None:
+    """Refuse, before starting it, a program whose #! line ends with a Windows line ending: the
+    system takes the CR as part of the interpreter's name (`/bin/sh\r` is not found, and
+    `#!/usr/bin/env node\r` starts env, which then fails every case with exit status 127)."""
+    found = argv[0] if "/" in argv[0] else shutil.which(argv[0])
+    first = None if found is None else _first_line(Path(found))
+    if first is None or not first.startswith(b"#!") or not first.rstrip(b"\n").endswith(b"\r"):
+        return
+    shown = escape.visible(repr(argv[0]))
+    named = escape.visible(first[2:].rstrip(b"\r\n").decode("utf-8", "replace").strip()[:120])
+    raise UsageError(
+        f"cannot start implementation {shown}: its #! line ends with a Windows line ending (CR LF), "
+        f"so the system looks for {named + chr(13)!r}, not {named!r}",
+        hint=f"save {shown} with LF line endings (dos2unix, or your editor's line-ending setting; "
+        "git: a .gitattributes line `* text eol=lf`)",
+    )
+
+
 def cannot_start(argv: Sequence[str], exc: BaseException) -> UsageError:
     """The usage error for a command whose program could not be started (`exc`, from Popen)."""
     program = argv[0]

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance.errors import UsageError
-from cardid_runner.command import cannot_start
+from cardid_runner.command import cannot_start, check_interpreter_line
 from cardid_runner.protocol import printable
 from cardid_runner.stop import STOP
 
@@ -280,6 +280,11 @@ class Process:
                 f"cannot create a temporary folder for the implementation: {exc.strerror or exc}",
                 hint="check TMPDIR",
             ) from None
+        try:
+            check_interpreter_line(argv)
+        except UsageError:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            raise
         try:
             self.popen = subprocess.Popen(  # an argv list: never through a shell
                 list(argv),

@@ -35,7 +35,7 @@ from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Level, load_spec
 from cardid_runner import execute, options
 from cardid_runner.adapter import Hello
-from cardid_runner.command import cannot_start
+from cardid_runner.command import cannot_start, check_interpreter_line
 from cardid_runner.process import split_command
 from cardid_runner.run import Outputs, Result, Run, conclude
 
@@ -130,6 +130,7 @@ def pytest_configure(config: pytest.Config) -> None:
             argv = split_command(command)
             if shutil.which(argv[0]) is None:  # as `cardid run` says it: why, and what to write
                 raise cannot_start(argv, FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT)))
+            check_interpreter_line(argv)
         _selection(config).check(_spec())
         path = config.getoption("cardid_known_failures", None)
         if path is not None:

@@ -108,6 +108,23 @@ def test_a_shebang_naming_a_missing_interpreter_says_which(tmp_path: Path, monke
     assert error.hint is not None and "node toy.js" in error.hint
 
 
+@pytest.mark.parametrize("line", ["#!/bin/sh", "#!/usr/bin/env python3"])
+def test_a_shebang_with_a_windows_line_ending_is_refused_before_starting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str
+) -> None:
+    """A CR before the #! line's LF names an interpreter that does not exist (`/bin/sh\r`), or
+    one env cannot find at every case (exit status 127): refused at once, naming the CR."""
+    (tmp_path / "adapter").write_bytes(line.encode() + b"\r\ncat >/dev/null\r\necho {}\r\n")
+    (tmp_path / "adapter").chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    error = cannot_start(["./adapter"])
+    assert error.message == (
+        "cannot start implementation './adapter': its #! line ends with a Windows line ending "
+        f"(CR LF), so the system looks for {line[2:] + chr(13)!r}, not {line[2:]!r}"
+    )
+    assert error.hint is not None and "LF line endings" in error.hint
+
+
 def test_a_program_in_the_current_folder_written_without_dot_slash(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
