@@ -301,6 +301,20 @@ def _divergence(case: Case, index: int, what: str, derived: str) -> Difference:
     )
 
 
+def answered_inconsistent(case: Case) -> Difference:
+    """A writer's answer to a request that must be rejected: the inconsistency is at the last
+    observation (a convention of the corpus: a rejection case ends where the request stops being
+    consistent), shown with what came before it."""
+    index = len(case.observations) - 1
+    return Difference(
+        rule=case.rules[0],
+        message=f"answered, but the request is inconsistent at observation #{index} "
+        f"({describe(case.observations[index])}) and must be rejected",
+        observation=index,
+        context=_window(case.observations, index),
+    )
+
+
 def _window(observations: Sequence[Mapping[str, Any]], index: int) -> tuple[str, ...]:
     start, stop = max(0, index - _WINDOW), min(len(observations), index + _WINDOW + 1)
     return tuple(

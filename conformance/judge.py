@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 
-from cardid_conformance import schemas
+from cardid_conformance import escape, schemas
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from cardid_conformance.cases import Case, Rejection
-from cardid_conformance.compare import Difference, compare_reader, compare_writer
+from cardid_conformance.compare import (
+    Difference,
+    answered_inconsistent,
+    compare_reader,
+    compare_writer,
+)
 from cardid_conformance.outcome import Errored, Failed, Outcome, Passed, Skipped
 from cardid_conformance.spec import Spec
 
@@ -37,15 +42,15 @@ def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
 def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
     if isinstance(case.expectation, Rejection):
         if case.role == "reader":
-            rule, why = "TXT-2", "the text is invalid"
+            text = str(case.request.get("text", ""))
+            shown = escape.visible(text if len(text) <= TEXT_SHOWN else text[:TEXT_SHOWN] + "...")
+            difference = Difference(
+                rule="TXT-2",
+                message=f"answered, but the text is invalid and must be rejected: {shown}",
+            )
         else:
-            rule, why = case.rules[0], "the request is inconsistent"
-        return _failed(
-            case,
-            [Difference(rule=rule, message=f"answered, but {why} and must be rejected")],
-            spec,
-            answer.seconds,
-        )
+            difference = answered_inconsistent(case)
+        return _failed(case, [difference], spec, answer.seconds)
     problem = schemas.first_problem(f"{case.role}-output", answer.result)
     if problem is not None:
         return Errored(
@@ -64,6 +69,9 @@ def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
         return Passed(case_id=case.id, seconds=answer.seconds)
     return _failed(case, differences, spec, answer.seconds)
 
+
+#: How much of a text to reject a reader's failure shows (escaped: line ends stay visible).
+TEXT_SHOWN = 300
 
 #: The longest message a difference or a schema problem keeps: they quote the implementation's
 #: values, which may be megabytes long.

@@ -99,8 +99,9 @@ _TEMPLATE_COMMENT = [
     f"Written by `cardid new`: fill in every value that starts with {PLACEHOLDER} (until then the",
     "case is unfinished, and `cardid lint` says so). spec/observations.md describes each",
     "observation; label each one that has an `object` with its expected instance (`expect:`).",
-    "A request that must be rejected (rules REQ-1 to REQ-5) says `expect: {reject: true}` and",
-    "labels nothing. The file name is the case ID, which never changes once published.",
+    "A request that must be rejected (rules REQ-1 to REQ-5) says `expect: {reject: true}`, labels",
+    "nothing, and ends at the observation that makes it inconsistent (a failure shows that one).",
+    "The file name is the case ID, which never changes once published.",
 ]
 
 

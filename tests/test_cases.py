@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from cardid_conformance.errors import CaseError
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Failed, Passed
 from cardid_conformance.spec import Spec
+from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
 
 from tests.conftest import ROOT, WRITER_CASE
@@ -160,3 +162,19 @@ def test_rejection_case_with_a_label_is_a_case_bug(write_case: Callable[..., Pat
     with pytest.raises(CaseError, match="expects a rejection") as info:
         load_case(write_case(data), spec)
     assert info.value.line is not None
+
+
+def test_every_writer_rejection_case_ends_at_its_inconsistency(spec: Spec) -> None:
+    """A writer case that must be rejected ends at the observation that makes its request
+    inconsistent (the reference rejects it there), so that a failure can show that observation."""
+    corpus = load_corpus(case_files(ROOT / "cases"), spec)
+    elsewhere = {}
+    for case in corpus.cases:
+        if case.role != "writer" or not isinstance(case.expectation, Rejection):
+            continue
+        with pytest.raises(RequestError) as caught:
+            write(dict(case.request))
+        found = re.search(r"observation (\d+)", str(caught.value))
+        if found is None or int(found.group(1)) != len(case.observations) - 1:
+            elsewhere[case.id] = str(caught.value)
+    assert not elsewhere, elsewhere
