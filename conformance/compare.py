@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardid_conformance import escape
 from cardid_conformance.cardtable import CardEntry, normalize_name, normalize_printing
 from cardid_conformance.cases import Case, ReaderExpectation, WriterExpectation
 from cardid_conformance.spec import family_of
@@ -332,10 +333,20 @@ def _case_rule(case: Case, families: Sequence[str]) -> str | None:
 def _name_rule(case: Case, expected: CardEntry) -> str:
     """The rule a wrong name breaks. A writer's copy, in a case citing TOK-5: TOK-5, which
     decides a copy's name (its card's, else its original's as known then); else the case's
-    first NAME rule; else TXT-1 for a reader, NAME-1 for a writer."""
+    first NAME rule; else TXT-1 for a reader, NAME-1 for a writer. (The table shows no history:
+    a name missing at the end may never have been bound, or have been lost, NAME-5.)"""
     if case.role == "writer" and expected.kind == "copy" and "TOK-5" in case.rules:
         return "TOK-5"
     return _case_rule(case, ("NAME",)) or ("TXT-1" if case.role == "reader" else "NAME-1")
+
+
+def _text(value: str | None, absent: str) -> str:
+    """A name or an owner as a message shows it: in double quotes with unsafe characters
+    escaped (not Python's repr, which doubles backslashes), or what stands for none."""
+    return absent if value is None else f'"{escape.visible(value)}"'
+
+
+
 
 
 def _kind_rule(case: Case, expected: CardEntry) -> str:
@@ -355,10 +366,10 @@ def _compare_entry(
     if want_name != got_name:
         if want_name is None and case.role == "writer":
             rule = "VIS-1"
-            what = f"name {got_name!r} recorded, but the source never showed it"
+            what = f"name {_text(got_name, '')} recorded, but the source never showed it"
         else:
             rule = _name_rule(case, expected)
-            what = f"name {got_name!r}, expected {want_name!r}"
+            what = f"name {_text(got_name, 'none')}, expected {_text(want_name, 'none')}"
         out.append(Difference(rule=rule, message=f"{where}: {what}"))
     elif case.role == "writer" and actual.name != got_name:  # the right name, not in NFC
         # Escaped: the two forms look the same when printed.
@@ -404,7 +415,8 @@ def _compare_entry(
         out.append(
             Difference(
                 rule="TXT-1" if case.role == "reader" else "OWN-1",
-                message=f"{where}: owner {actual.owner!r}, expected {expected.owner!r}",
+                message=f"{where}: owner {_text(actual.owner, '')}, expected "
+                f"{_text(expected.owner, '')}",
             )
         )
     if expected.kind != actual.kind:
