@@ -61,6 +61,10 @@ class Verdict:
     known_failure_problems: int = 0
     #: (cases selected, cases in the corpus) when the run was a selection, else None.
     selection: tuple[int, int] | None = None
+    #: The run was interrupted: it shows nothing about the cases it did not reach.
+    interrupted: bool = False
+    #: The folder the cases came from, when it is not the suite's own corpus.
+    cases_from: str | None = None
 
     def text(self, spec_version: str) -> str:
         """The verdict as one sentence, the same in every report."""
@@ -80,6 +84,8 @@ class Verdict:
                 reasons.append(reason)
             if self.judged == 0:
                 reasons.append("no case was judged (every case was skipped or errored)")
+            if self.interrupted:
+                reasons.append("the run was interrupted before every selected case ran")
             if self.case_bugs:
                 reasons.append(f"the corpus has {self.case_bugs} case bug(s)")
             head = f"NOT CONFORMING {against}: " + "; ".join(reasons)
@@ -90,6 +96,8 @@ class Verdict:
             notes.append(f"{roles} role not tested: {self.skipped} case(s) skipped")
         if self.selection is not None:
             notes.append(f"a selection of {self.selection[0]} of {self.selection[1]} cases")
+        if self.cases_from is not None:
+            notes.append(f"cases from {self.cases_from}, not the suite's corpus")
         if self.accepted and not self.conforming:
             notes.append("accepted: every MUST failure is a listed known failure")
         if self.known_failure_problems:
@@ -123,6 +131,8 @@ class RunInfo:
     cases_sha256: str | None = None
     #: Why persistent mode was not used, when the run fell back to one process per case.
     fallback_reason: str | None = None
+    #: Whether the cases are the suite's own corpus (not a folder of the user's, --cases).
+    suite_corpus: bool = True
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -132,6 +142,8 @@ def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: Ru
         cases,
         known_failure_problems=len(info.known_failure_problems),
         corpus_size=info.corpus_size,
+        interrupted=info.interrupted,
+        cases_from=None if info.suite_corpus else info.cases_dir,
     )
 
 
@@ -150,6 +162,8 @@ def verdict(
     *,
     known_failure_problems: int = 0,
     corpus_size: int | None = None,
+    interrupted: bool = False,
+    cases_from: str | None = None,
 ) -> Verdict:
     """Compute the verdict of a run's outcomes (`cases` gives each case's role)."""
     must = known_must = should = judged = skipped = bugs = 0
@@ -183,10 +197,11 @@ def verdict(
                 judged_roles.add(role)
     selected = len(outcomes) - bugs
     partial = corpus_size is not None and selected < corpus_size
-    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0
+    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0 and not interrupted
     return Verdict(
         conforming=conforming,
-        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems,
+        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems
+        and not interrupted,
         must_failures=must,
         known_must_failures=known_must,
         should_failures=should,
@@ -198,6 +213,8 @@ def verdict(
         case_bugs=bugs,
         known_failure_problems=known_failure_problems,
         selection=(selected, corpus_size) if partial and corpus_size is not None else None,
+        interrupted=interrupted,
+        cases_from=cases_from,
     )
 
 

@@ -182,6 +182,7 @@ def conclude(
         known_failures_file=str(run.known_failures.path) if run.known_failures else None,
         known_failure_problems=problems,
         corpus_size=len(run.corpus.cases),
+        suite_corpus=Path(run.cases_dir).resolve() == suite.CASES_DIR.resolve(),
         suite_version=suite.version(),
         suite_commit=suite.commit(),
         fallback_reason=fallback_reason,

@@ -279,3 +279,16 @@ def test_python_dash_m_runner_is_the_cli() -> None:
     )
     assert done.returncode == 0
     assert done.stdout.startswith("keep-through-public-zones\twriter\tMUST")
+
+
+def test_a_run_of_other_cases_says_they_are_not_the_suites_corpus(tmp_path: Path) -> None:
+    """`--cases DIR` of the user's own cases: the verdict says whose cases it speaks for; the
+    suite's corpus, selected by --cases or not, says nothing of the kind."""
+    mine = tmp_path / "mine" / "writer"
+    mine.mkdir(parents=True)
+    (mine / "flicker-keeps-id.yaml").write_bytes((ROOT / "cases" / "writer" / "flicker-keeps-id.yaml").read_bytes())
+    code, report = run(tmp_path, "--cases", str(tmp_path / "mine"))
+    assert code == Exit.OK
+    assert report["verdict"]["text"].endswith(f"(cases from {tmp_path / 'mine'}, not the suite's corpus)")
+    code, report = run(tmp_path, "--cases", str(ROOT / "cases"), "--case", "flicker-keeps-id")
+    assert "not the suite's corpus" not in report["verdict"]["text"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cardid_conformance import console, report, schemas, suite
@@ -46,7 +47,7 @@ def _failed(case_id: str, rule: str, level: Level) -> Failed:
     return Failed(case_id=case_id, differences=(Difference(rule=rule, message="differs"),), levels=(level,))
 
 
-def _verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], **kwargs: int) -> report.Verdict:
+def _verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], **kwargs: Any) -> report.Verdict:
     return report.verdict(outcomes, cases, **kwargs)
 
 
@@ -90,6 +91,27 @@ def test_a_selection_says_so_and_a_run_of_all_cases_does_not(cases: dict[str, Ca
     outcomes = [Passed(case_id=WRITER_MUST)]
     assert "a selection of 1 of 2 cases" in _verdict(outcomes, cases, corpus_size=2).text("1.1.0")
     assert "selection" not in _verdict(outcomes, cases, corpus_size=1).text("1.1.0")
+
+
+def test_an_interrupted_run_claims_nothing(cases: dict[str, Case]) -> None:
+    """Interrupted after cases that passed, a run is neither conforming nor accepted: it shows
+    nothing about the cases it did not reach."""
+    v = _verdict([Passed(case_id=WRITER_MUST)], cases, corpus_size=2, interrupted=True)
+    assert (v.conforming, v.accepted) == (False, False)
+    assert v.text("1.2.0") == (
+        "NOT CONFORMING against card-identity spec 1.2.0: the run was interrupted before every "
+        "selected case ran (tested as a writer; a selection of 1 of 2 cases)"
+    )
+
+
+def test_a_run_of_the_users_own_cases_says_so(cases: dict[str, Case]) -> None:
+    """Cases from another folder (--cases) are not the suite's corpus: the verdict names them."""
+    v = _verdict([Passed(case_id=WRITER_MUST)], cases, cases_from="mycases")
+    assert v.conforming
+    assert v.text("1.2.0") == (
+        "CONFORMING as a writer against card-identity spec 1.2.0 (cases from mycases, not the "
+        "suite's corpus)"
+    )
 
 
 def test_a_known_failure_file_with_problems_is_not_accepted(cases: dict[str, Case]) -> None:
