@@ -175,6 +175,18 @@ class CardTableReader:
             cur.fail('a name is quoted, or "?"')
         return self.quoted(cur)
 
+    def qchar(self, char: str) -> bool:
+        """Whether a character stands for itself in a quoted string (`qchar`)."""
+        return is_qchar(char)
+
+    def escape(self, cur: Cursor) -> str:
+        """The character an escape stands for, read after its backslash: `\\"` or `\\\\`."""
+        escaped = cur.take()
+        if escaped not in '"\\':
+            cur.pos -= 1
+            cur.fail(f'unknown escape "\\{escaped}"')
+        return escaped
+
     def quoted(self, cur: Cursor) -> str:
         """`quoted = DQUOTE 1*( qchar / escape ) DQUOTE`, returned unescaped."""
         cur.expect('"', "a double quote")
@@ -186,12 +198,8 @@ class CardTableReader:
             if char == '"':
                 break
             if char == "\\":
-                escaped = cur.take()
-                if escaped not in '"\\':
-                    cur.pos -= 1
-                    cur.fail(f'unknown escape "\\{escaped}"')
-                chars.append(escaped)
-            elif is_qchar(char):
+                chars.append(self.escape(cur))
+            elif self.qchar(char):
                 chars.append(char)
             else:
                 cur.pos -= 1

@@ -1520,19 +1520,11 @@ class ReaderLooseSpaces(CardTableReader):
 class ReaderAnyEscape(CardTableReader):
     """Reads any backslash escape as the character after the backslash (TXT-2)."""
 
-    def quoted(self, cur: Cursor) -> str:
-        cur.expect('"', "a double quote")
-        chars: list[str] = []
-        while True:
-            if cur.at_end:
-                cur.fail("the quoted string is not closed")
-            char = cur.take()
-            if char == '"':
-                break
-            chars.append(cur.take() if char == "\\" else char)
-        if not chars:
-            cur.fail("a quoted string is never empty")
-        return "".join(chars)
+    def qchar(self, char: str) -> bool:
+        return True
+
+    def escape(self, cur: Cursor) -> str:
+        return cur.take()
 
 
 @mutant("reader-no-kind")

@@ -18,43 +18,8 @@ from . import _patterned, mutant
 # --------------------------------------------------------------------------- quoted strings
 
 
-class _QuotedReader(CardTableReader):
-    """The reference's `quoted`, with the two choices a parser author makes in it as hooks: which
-    characters stand for themselves, and what an escape (the text after a backslash) means."""
-
-    def qchar(self, char: str) -> bool:
-        return is_qchar(char)
-
-    def escape(self, cur: Cursor) -> str:
-        escaped = cur.take()
-        if escaped not in '"\\':
-            cur.pos -= 1
-            cur.fail(f'unknown escape "\\{escaped}"')
-        return escaped
-
-    def quoted(self, cur: Cursor) -> str:
-        cur.expect('"', "a double quote")
-        chars: list[str] = []
-        while True:
-            if cur.at_end:
-                cur.fail("the quoted string is not closed")
-            char = cur.take()
-            if char == '"':
-                break
-            if char == "\\":
-                chars.append(self.escape(cur))
-            elif self.qchar(char):
-                chars.append(char)
-            else:
-                cur.pos -= 1
-                cur.fail(f"U+{ord(char):04X} is not allowed in a quoted string")
-        if not chars:
-            cur.fail("a quoted string is never empty")
-        return "".join(chars)
-
-
 @mutant("reader-c0-controls-only")
-class ReaderC0ControlsOnly(_QuotedReader):
+class ReaderC0ControlsOnly(CardTableReader):
     """Refuses only the controls below U+0020 in quoted strings, letting DEL and C1 controls through (TXT-2)."""
 
     def qchar(self, char: str) -> bool:
@@ -62,7 +27,7 @@ class ReaderC0ControlsOnly(_QuotedReader):
 
 
 @mutant("reader-isprintable-names")
-class ReaderIsprintableNames(_QuotedReader):
+class ReaderIsprintableNames(CardTableReader):
     """Also checks quoted strings with str.isprintable, refusing U+00A0 and U+2028 (TXT-1)."""
 
     def qchar(self, char: str) -> bool:
@@ -73,7 +38,7 @@ _JSON_ESCAPES = '"\\/bfnrt'
 
 
 @mutant("reader-json-escapes")
-class ReaderJsonEscapes(_QuotedReader):
+class ReaderJsonEscapes(CardTableReader):
     r"""Reads quoted strings with JSON's escapes, so \/, \t and \u00fb are characters (TXT-2)."""
 
     def escape(self, cur: Cursor) -> str:
