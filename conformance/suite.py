@@ -43,8 +43,11 @@ def version() -> str:
 @functools.cache
 def commit() -> str | None:
     """The git commit of the suite's files, with `+modified` when spec/, schema/ or cases/
-    differ from it; None when the suite is not a git checkout (an installed wheel) or git is
-    not there."""
+    differ from it: from the checkout, or as recorded in an installed wheel when it was built
+    (setup.py); None when neither says (a build from a source archive, no git)."""
+    recorded = ROOT / "COMMIT"  # written into an installed wheel's copy when it was built
+    if recorded.is_file():
+        return recorded.read_text(encoding="utf-8").strip() or None
     git = shutil.which("git")
     if git is None or not (ROOT / ".git").exists():
         return None

@@ -35,6 +35,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.copy2(ROOT / name, source / name)
     for name in FOLDERS:
         shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+    _commit_all(source)  # as pip's clone of a tag or commit is: a git checkout
     wheels = base / "wheels"
     wheels.mkdir()
     # The wheel is built as `pip wheel --no-build-isolation` builds it, through the PEP 517 hook
@@ -64,6 +65,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 packed = f"cardid_conformance/_suite/{path.relative_to(ROOT).as_posix()}"
                 assert packed in names, f"{packed} is not in the wheel"
     return target
+
+
+def _commit_all(source: Path) -> None:
+    """Make the copied source a git checkout of one commit (skipped where git is missing: the
+    wheel then records no commit, and the test of it is skipped)."""
+    git = shutil.which("git")
+    if git is None:
+        return
+    identity = ["-c", "user.name=cardid tests", "-c", "user.email=tests@cardid.invalid"]
+    for args in (["init", "-q"], ["add", "-A"], [*identity, "commit", "-q", "-m", "wheel source"]):
+        subprocess.run([git, *args], cwd=source, capture_output=True, check=True, timeout=60)
 
 
 def _run(target: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -121,3 +133,17 @@ def test_installed_pytest_plugin_collects_with_pyargs(installed: Path) -> None:
     count = len(list((ROOT / "cases").rglob("*.yaml")))
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"2 passed, {count - 2} deselected" in done.stdout, done.stdout
+
+
+def test_installed_wheel_names_the_commit_it_was_built_from(installed: Path) -> None:
+    """A wheel records the checkout's commit when it is built, so an installed suite's
+    `--version` and reports name it (pip install of a tag or commit, README step 7)."""
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed, so the wheel's source is no checkout and records no commit")
+    source = installed.parent / "source"
+    built_from = subprocess.run([git, "rev-parse", "HEAD"], cwd=source, capture_output=True, text=True,
+                                check=True, timeout=60).stdout.strip()
+    done = _run(installed, "-m", "cardid_runner", "--version")
+    assert done.returncode == 0, done.stderr
+    assert f"commit {built_from}" in done.stdout, done.stdout
