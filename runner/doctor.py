@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shlex
 import time
 from collections.abc import Generator, Iterator, Sequence
@@ -85,9 +86,17 @@ class Finding:
         lines = [f"{self.kind}: {self.text}"]
         if self.hint:
             lines.append(f"  hint: {self.hint}")
-        last = [line for line in self.stderr.splitlines() if line.strip()][-1:]
-        lines += [f"  its standard error ends: {line.strip()[:200]}" for line in last]
+        said = [line.strip() for line in self.stderr.splitlines() if line.strip()]
+        telling = next((line for line in said if _TELLING.search(line)), None)
+        if telling is not None and telling != said[-1]:
+            lines.append(f"  its standard error says: {telling[:200]}")
+        lines += [f"  its standard error ends: {line[:200]}" for line in said[-1:]]
         return [escape.visible(line) for line in lines]
+
+
+#: A line of standard error that says what went wrong, where the last line often does not
+#: (Node.js ends with its version, after `Error: Cannot find module ...` and a stack).
+_TELLING = re.compile(r"\b\w*(Error|Exception)\b|\b(error|fatal|panic|cannot|not found)\b", re.IGNORECASE)
 
 
 def ok(text: str) -> Finding:

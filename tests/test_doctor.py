@@ -172,3 +172,22 @@ def test_help_has_a_description_examples_and_exit_codes(capsys: pytest.CaptureFi
 def test_the_sample_requests_exist_and_cover_both_roles_and_rejections() -> None:
     loaded = doctor.samples()
     assert {(s.role, s.rejects) for s in loaded} == {(r, x) for r in ("writer", "reader") for x in (False, True)}
+
+
+def test_a_finding_shows_the_line_of_standard_error_that_says_what_went_wrong() -> None:
+    """Node.js ends its error output with its version; the line naming the error comes first,
+    then the last line, as before."""
+    from cardid_runner.doctor import problem
+
+    stderr = (
+        "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\n"
+        "Error: Cannot find module '/tmp/x/adapter.js'\n    at Module._resolveFilename (node:internal)\n"
+        "{\n  code: 'MODULE_NOT_FOUND'\n}\n\nNode.js v20.20.2\n"
+    )
+    lines = problem("it failed", stderr=stderr).lines()
+    assert lines[-2:] == [
+        "  its standard error says: Error: Cannot find module '/tmp/x/adapter.js'",
+        "  its standard error ends: Node.js v20.20.2",
+    ]
+    traceback = "Traceback (most recent call last):\n  File \"a.py\", line 1\nValueError: boom\n"
+    assert problem("it failed", stderr=traceback).lines()[-1] == "  its standard error ends: ValueError: boom"
