@@ -160,6 +160,11 @@ def summary_lines(
                 f"  {family:<6} {level_name:<6} {row['passed']:>3} of {row['total']:<3} cases passed"
                 + (f", {extra}" if extra else "")
             )
+    if info.fallback_reason is not None:
+        lines.append(
+            f"note: every case ran in a process of its own (slower), since persistent mode was not "
+            f"used: {info.fallback_reason}"
+        )
     lines.append(f"verdict: {v.text(spec.version)}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")

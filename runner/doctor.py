@@ -57,6 +57,10 @@ _HINTS = (
      'goes only with {"rejected": "reason"} (C-2)'),
     ("with exit status 0: a rejection", 'after writing {"rejected": "reason"}, exit with status 1 '
      "(C-2): exit status 0 says the output is a result"),
+    ("is not JSON: it is empty", "write the JSON answer on standard output before exiting; nothing was "
+     "written there (C-1)"),
+    ("over several lines", "write each message as one line of JSON, without indentation: "
+     "JSON.stringify(x), json.dumps(x) with no indent (C-5)"),
     ("not JSON", "print logs and debug output to standard error: standard output holds only protocol "
      "messages (C-7)"),
     ("without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"} on standard '
@@ -237,9 +241,12 @@ class Doctor:
         read = self._line(proc, time.monotonic() + self.stop_grace)
         if isinstance(read, Line) and isinstance(protocol.parse_hello(read.data), Hello):
             return problem("persistent mode: the handshake came only when its input was closed: "
-                           "it does not flush its output",
+                           "it does not flush its output, or it sat idle before answering longer "
+                           f"than the {self.quiet:g} s the runner waits",
                            "flush standard output after each line (in Python print(..., flush=True), "
-                           "in C fflush(stdout)), or the runner falls back to one process per case")
+                           "in C fflush(stdout)); if it flushes and is only slow to start, give it "
+                           "more time with --timeout-multiplier; else the runner falls back to one "
+                           "process per case")
         return note("persistent mode: none: it read the start line and waits for more input, as a "
                     "per-case adapter does (fine: the runner runs one process per case)")
 

@@ -22,6 +22,8 @@ QUOTE = 120
 FIRST_BYTES = 80
 #: Said of output that is not JSON: the usual cause is a log line or a debug print.
 LOGS_TO_STDERR = "logs and debug output go to standard error (C-7)"
+#: Persistent mode reads messages line by line: pretty-printed JSON arrives as fragments.
+ONE_LINE = "write each message as one line of JSON, without indentation (C-5)"
 #: How deep JSON an implementation writes may nest. Results nest four levels; deeper data
 #: would only reach Python's recursion limit later (in a repr, a schema message, json.dumps).
 MAX_DEPTH = 64
@@ -129,6 +131,11 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         if not text.strip():
             return Problem(f"{what} is not JSON: it is empty")
+        if text.strip() in ("{", "[") or text.rstrip().endswith(("{", "[", ",")):
+            return Problem(
+                f"{what} is not JSON: {first_bytes(data)} looks like the first line of JSON "
+                f"written over several lines; {ONE_LINE}"
+            )
         return Problem(
             f"{what} is not JSON ({printable(str(exc))[:200]}); its first bytes: "
             f"{first_bytes(data)}; {LOGS_TO_STDERR}"

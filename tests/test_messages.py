@@ -144,3 +144,26 @@ def test_a_rejection_object_with_exit_status_0_names_the_status_as_the_fix() -> 
     message = reason(protocol.per_case_answer(0, b'{"rejected": "bad owner"}\n', "", 0.1))
     assert message.startswith('a rejection object {"rejected": ...} with exit status 0: a rejection '
                               "needs exit status 1 (C-2)")
+
+
+def test_the_first_line_of_pretty_printed_json_is_named_as_such() -> None:
+    """In persistent mode messages are read line by line: a handshake written with indentation
+    arrives as `{`, and the message says to write one line, not where logs go."""
+    problem = protocol.decode(b"{\n", "the handshake")
+    assert isinstance(problem, protocol.Problem)
+    assert problem.reason == (
+        'the handshake is not JSON: "{\\x0a" looks like the first line of JSON written over several '
+        "lines; write each message as one line of JSON, without indentation (C-5)"
+    )
+    answer = protocol.decode(b'  "seq": 1,\n', "the answer line")
+    assert isinstance(answer, protocol.Problem) and "over several lines" in answer.reason
+
+
+def test_empty_output_and_pretty_json_get_their_own_hints_from_the_doctor() -> None:
+    from cardid_runner.doctor import problem
+
+    empty = problem("per-case mode: a valid writer request: output is not JSON: it is empty")
+    assert empty.hint is not None and empty.hint.startswith("write the JSON answer on standard output")
+    pretty = problem('persistent mode: the handshake is not JSON: "{" looks like the first line of JSON '
+                     "written over several lines; write each message as one line")
+    assert pretty.hint is not None and "without indentation" in pretty.hint

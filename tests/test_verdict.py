@@ -4,6 +4,7 @@ report, and the run's identity (implementation, suite version, commit, cases has
 
 from __future__ import annotations
 
+import dataclasses
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -225,3 +226,15 @@ def test_known_failure_file_problem_gates_the_cli_exit(tmp_path: Path) -> None:
     assert code == 0
     text = out.read_text(encoding="utf-8")
     assert "⚠️" in text and "NOT CONFORMING" in text and "accepted" in text
+
+
+def test_a_run_that_fell_back_to_a_process_per_case_says_why_above_the_verdict(cases: dict[str, Case]) -> None:
+    """Persistent mode refused (a pretty-printed handshake): the run passes, slower, and the
+    verdict block says why every case had a process of its own."""
+    info = dataclasses.replace(_info(), fallback_reason='the handshake is not JSON: "{" looks like ...')
+    lines = console.summary_lines([Passed(case_id=WRITER_MUST)], cases, _spec(), info)
+    assert lines[-2] == (
+        "note: every case ran in a process of its own (slower), since persistent mode was not used: "
+        'the handshake is not JSON: "{" looks like ...'
+    )
+    assert lines[-1].startswith("verdict: CONFORMING")
