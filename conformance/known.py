@@ -86,13 +86,18 @@ class Applied:
     problems: tuple[str, ...]
 
 
+#: The reason `cardid known-failures` writes, for a person to replace with why the case fails.
+PLACEHOLDER_REASON = "TODO: say why this fails"
+
+
 def apply_known_failures(
     known: KnownFailures,
     outcomes: Sequence[Outcome],
     corpus_ids: Collection[str],
     today: datetime.date,
 ) -> Applied:
-    """Mark listed failures as expected; a listed pass, unknown case or expired entry is a problem."""
+    """Mark listed failures as expected; a listed pass, an unknown case, an expired entry or a
+    placeholder reason is a problem."""
     by_case = {entry.case: entry for entry in known.entries}
     problems = []
     for entry in known.entries:
@@ -101,6 +106,11 @@ def apply_known_failures(
         elif entry.expires is not None and entry.expires < today:
             problems.append(
                 f"{known.path}: the entry for {entry.case} expired on {entry.expires.isoformat()}"
+            )
+        elif entry.reason.strip().startswith("TODO"):
+            problems.append(
+                f"{known.path}: the entry for {entry.case} still has the placeholder reason "
+                f"{entry.reason.strip()!r}: write why the case fails (and an issue link)"
             )
     marked: list[Outcome] = []
     for outcome in outcomes:

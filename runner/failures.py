@@ -4,6 +4,8 @@ the diff, a rerun line, and which case it was (for `cardid new --from-failure`).
 from __future__ import annotations
 
 import json
+import os
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -69,7 +71,11 @@ def _save(target: Path, case: Case, outcome: Outcome, answer: Answer | None, rer
         write("stderr.txt", answer.stderr.encode("utf-8", errors="backslashreplace"))
     lines = failure_lines(outcome, rerun)
     write("failure.txt", ("\n".join(lines) + "\n").encode())
-    script = f"#!/bin/sh\n# Rerun just this case against the same implementation.\n{rerun or ''}\n"
+    script = (
+        "#!/bin/sh\n# Rerun just this case against the same implementation, from the folder the\n"
+        f"# run started in (the implementation's command is run from there).\ncd {shlex.quote(os.getcwd())}"
+        f" || exit 2\n{rerun or ''}\n"
+    )
     write("rerun.sh", script.encode("utf-8", errors="backslashreplace"))
     if isinstance(answer, Answered):
         try:

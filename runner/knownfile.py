@@ -16,13 +16,13 @@ from typing import Any
 
 from cardid_conformance import escape, schemas
 from cardid_conformance.errors import UsageError
-from cardid_conformance.known import load_known_failures
+from cardid_conformance.known import PLACEHOLDER_REASON, load_known_failures
 from cardid_runner import caseyaml, options, outputs
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.resume import read_report
 
 #: The reason each entry starts with, for a person to replace.
-REASON = "TODO: say why this fails"
+REASON = PLACEHOLDER_REASON
 #: Days from today an entry expires, unless --expires says otherwise.
 DEFAULT_DAYS = 90
 #: The statuses of a report an entry is written for: every failure, known or not.

@@ -93,7 +93,11 @@ def test_the_workflow_steps_run_as_written_before_and_after_a_known_failure_file
     assert "npm install" in (tmp_path / "tools.log").read_text(encoding="utf-8")  # no lock file
     report = repo / "cardid-report.json"
     assert json.loads(report.read_text(encoding="utf-8"))["verdict"]["known_failures_file"] is None
-    assert main(["known-failures", str(report), "--out", str(repo / "known-failures.yaml")]) == 0
+    known = repo / "known-failures.yaml"
+    assert main(["known-failures", str(report), "--out", str(known)]) == 0
+    assert statuses()["Run the suite"] == 1  # until each placeholder reason is written
+    known.write_text(known.read_text(encoding="utf-8").replace("TODO: say why this fails", "keeps IDs (#3)"),
+                     encoding="utf-8")
     assert set(statuses().values()) == {0}
     assert json.loads(report.read_text(encoding="utf-8"))["verdict"]["known_failures_file"] == "known-failures.yaml"
     assert "NOT CONFORMING" in (tmp_path / "summary.md").read_text(encoding="utf-8")

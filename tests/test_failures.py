@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from cardid_conformance.answer import Answered, Rejected
 from cardid_conformance.cases import Case, case_from_data
 from cardid_conformance.judge import judge
@@ -77,3 +78,19 @@ def test_a_case_that_must_be_rejected_keeps_that(tmp_path: Path, spec: Spec) -> 
     answer = Answered(result={"card_table": READER_CASE["expect"]["card_table"][:1]})
     folder = _save(tmp_path, case, answer, spec)
     assert json.loads((folder / "expected.json").read_text()) == {"rejected": True}
+
+
+def test_the_saved_rerun_script_starts_in_the_folder_the_run_did(
+    tmp_path: Path, make_case: Callable[..., Case], spec: Spec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """rerun.sh changes to the folder `cardid` ran in first: the implementation's command (say
+    `node adapter.js`) is relative to it, wherever the script is run from."""
+    here = tmp_path / "parser"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    case = make_case(READER_CASE)
+    saved = _save(tmp_path, case, Answered(result={"card_table": []}), spec)
+    lines = (saved / "rerun.sh").read_text(encoding="utf-8").splitlines()
+    assert lines[0] == "#!/bin/sh"
+    assert f"cd {here} || exit 2" in lines
+    assert lines[-1] == "cardid run"
