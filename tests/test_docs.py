@@ -21,6 +21,8 @@ from cardid_runner.cli import main
 from tests.conftest import ROOT
 
 WORKFLOW = ROOT / "docs" / "github-actions.yml"
+#: The README and the pages it sends a reader to for the commands.
+DOCUMENTS = ("README.md", "docs/running.md", "docs/cases.md")
 
 
 def _steps() -> list[dict[str, Any]]:
@@ -116,10 +118,10 @@ def test_readme_quick_start_has_exactly_two_commands_and_ci_runs_the_second() ->
 @pytest.mark.parametrize("command", ["doctor", "certify", "verify-certificate", "rules", "new", "shrink",
                                      "known-failures", "run", "list", "lint", "reference", "mutants",
                                      "coverage"])
-def test_every_command_is_documented_in_the_readme_and_has_help_with_exit_codes(
+def test_every_command_is_documented_and_has_help_with_exit_codes(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = "".join((ROOT / name).read_text(encoding="utf-8") for name in DOCUMENTS)
     assert f"cardid {command}" in text
     with pytest.raises(SystemExit):
         cli._parser().parse_args([command, "--help"])
@@ -127,3 +129,24 @@ def test_every_command_is_documented_in_the_readme_and_has_help_with_exit_codes(
     assert len(shown.split("\n\n")) >= 3, shown  # usage, a description, options
     if command != "reference":
         assert re.search(r"exit (codes|status)", shown), shown
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+@pytest.mark.parametrize("document", [*DOCUMENTS, "CONTRIBUTING.md"])
+def test_every_relative_link_of_the_docs_reaches_a_file_and_heading(document: str) -> None:
+    """The README sends a newcomer to docs/: each relative link (and #anchor) it and those
+    pages hold leads somewhere."""
+    source = ROOT / document
+    for target in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]*))?\)", source.read_text(encoding="utf-8")):
+        path, anchor = target
+        if path.startswith(("http://", "https://", "mailto:")):
+            continue
+        file = (source.parent / path).resolve() if path else source
+        assert file.exists(), f"{document}: a link to {path!r}, which does not exist"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), flags=re.MULTILINE)
+            assert anchor in {_slug(h) for h in headings}, f"{document}: no heading #{anchor} in {path or document}"
