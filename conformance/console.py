@@ -65,8 +65,12 @@ def failure_lines(
             lines = [f"BUG IN CASE {outcome.case_id}: {reason}"]
         case ExpectedFailure(reason=reason, failure=failure):
             lines = [f"XFAIL {outcome.case_id}: known failure: {reason}"]
+            # What it does today, so that a changed failure under an old entry is seen.
             if isinstance(failure, Failed):
                 rule_id = failure.differences[0].rule
+                lines.append(f"      now: [{rule_id}] {failure.differences[0].message}")
+            elif isinstance(failure, Errored):
+                lines.append(f"      now: errored: {failure.reason}")
         case Passed() | Skipped():
             return []
     if verbose and case is not None and spec is not None and not isinstance(outcome, CaseBug):

@@ -238,3 +238,11 @@ def test_a_run_that_fell_back_to_a_process_per_case_says_why_above_the_verdict(c
         'the handshake is not JSON: "{" looks like ...'
     )
     assert lines[-1].startswith("verdict: CONFORMING")
+
+
+def test_a_known_failure_line_shows_what_the_case_does_now(cases: dict[str, Case]) -> None:
+    """An XFAIL line names the entry's reason and the current difference, so that a failure
+    that changed under an old entry is seen."""
+    failure = _failed(WRITER_MUST, "ID-3", Level.MUST)
+    lines = console.failure_lines(ExpectedFailure(case_id=WRITER_MUST, failure=failure, reason="splits"), None)
+    assert lines[:2] == [f"XFAIL {WRITER_MUST}: known failure: splits", "      now: [ID-3] differs"]
