@@ -22,8 +22,9 @@ from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Req
 from cardid_runner.process import split_command
 from cardid_runner.stop import STOP
 
-#: How the bundled reference implementation is started when no command is given.
-REFERENCE_ARGV = (sys.executable, "-m", "cardid_reference")
+#: The bundled reference, with -P: `-m` would otherwise look in the working folder first, where
+#: an implementation (or a stray json.py) could put a module of the same name.
+REFERENCE_ARGV = (sys.executable, "-P", "-m", "cardid_reference")
 
 
 def implementation_argv(impl: str | None) -> tuple[str, ...]:

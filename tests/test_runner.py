@@ -292,3 +292,20 @@ def test_a_run_of_other_cases_says_they_are_not_the_suites_corpus(tmp_path: Path
     assert report["verdict"]["text"].endswith(f"(cases from {tmp_path / 'mine'}, not the suite's corpus)")
     code, report = run(tmp_path, "--cases", str(ROOT / "cases"), "--case", "flicker-keeps-id")
     assert "not the suite's corpus" not in report["verdict"]["text"]
+
+
+def test_the_bundled_reference_is_never_taken_from_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `cardid_reference` package or a `json.py` planted in the folder `cardid` runs in (by an
+    implementation shrink ran, say) is not what the default run starts: -P keeps the working
+    folder off the reference's module path."""
+    planted = tmp_path / "cardid_reference"
+    planted.mkdir()
+    (planted / "__init__.py").write_text("", encoding="utf-8")
+    (planted / "__main__.py").write_text("print('{\"card_table\": [], \"assignments\": []}')\n", encoding="utf-8")
+    (tmp_path / "json.py").write_text("raise SystemExit('planted json')\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, report = run(tmp_path, "--case", "flicker-keeps-id", "--case", "reader-unknown-name")
+    assert code == Exit.OK, report["results"]
+    assert {result["status"] for result in report["results"]} == {"passed"}
