@@ -14,8 +14,17 @@ import html
 import re
 
 #: C0 controls but tab (and, in `visible`, newline), DEL and C1, line and paragraph separators,
-#: bidirectional controls, surrogates, and the two code points XML forbids at the end of the BMP.
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+#: bidirectional controls (U+061C among them), surrogates, the two code points XML forbids at the
+#: end of the BMP, and what shows as nothing: Unicode's default-ignorable code points (soft hyphen,
+#: zero-width characters, variation selectors, fillers, the byte order mark, tag characters) and
+#: the blank braille pattern, with which two names that differ read the same.
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+    "\ufffe\uffff"
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2065"
+    "\u206a-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
 _UNSAFE_IN_LINE = re.compile(f"[\n{_UNSAFE}]")
 _UNSAFE_IN_TEXT = re.compile(f"[{_UNSAFE}]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -25,7 +34,9 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~&])")
 
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:

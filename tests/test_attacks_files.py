@@ -39,8 +39,11 @@ from tests.test_attacks_options import main_within
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 HOSTILE_IMPL = f"{sys.executable} {FAKE} hostile-text"
 #: What no output line may hold raw: C0 but tab and newline, DEL, C1, separators, bidi
-#: controls, surrogates, U+FFFE/U+FFFF.
-UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]")
+#: controls, surrogates, U+FFFE/U+FFFF, and the invisible characters the hostile text holds.
+UNSAFE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff"
+    "\u061c\u034f\ufe0f\u3164\u2800\u2060\ufeff\U000e0041]"
+)
 #: Two reader cases: one the hostile implementation errors on, one it wrongly rejects.
 TWO_CASES = ["--case", "reader-unknown-name", "--case", "reader-quoted-owner"]
 

@@ -22,8 +22,12 @@ ARG = sys.argv[2] if len(sys.argv) > 2 else ""
 #: Targeted faults hit only the request holding this text (case reader-unknown-name).
 TARGET = "#u1 ? owner=P2"
 #: What `hostile-text` puts in its name, messages and stderr: terminal escapes, characters XML
-#: forbids, a carriage return, bidirectional and line-separator controls, lone surrogates, markup.
-HOSTILE = "\x1b[31mRED\x1b[2J\x00NUL\x07\rCR\u202eevil\u2028LS\udfffX\ud800 </failure>]]> & | `x` <b>[l](u)"
+#: forbids, a carriage return, bidirectional and line-separator controls, lone surrogates, markup,
+#: and characters that show as nothing (default-ignorable ones, a blank braille pattern).
+HOSTILE = (
+    "\x1b[31mRED\x1b[2J\x00NUL\x07\rCR\u202eevil\u2028LS\udfffX\ud800 </failure>]]> & | `x` <b>[l](u)"
+    " ALM\u061c CGJ\u034f VS\ufe0f HF\u3164 BR\u2800 WJ\u2060 BOM\ufeff TAG\U000e0041"
+)
 HOSTILE_NAME = HOSTILE.replace("\udfff", "").replace("\ud800", "")
 HOSTILE_STDERR = b"\x1b[2J\x1b[31mred\x00nul\rcr\xff\xfe\xe2\x80\xae bidi\n"
 
