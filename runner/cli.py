@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -209,15 +210,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_working_folder() -> None:
+    """Implementations run in the folder `cardid` runs in: one deleted since is a usage error
+    said at once, not a traceback from the first command that asks for it."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        raise UsageError(
+            "the current folder no longer exists (it was deleted after this shell entered it)",
+            hint="cd to a folder that exists, then run the command again",
+        ) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cardid` and `python -m cardid_runner`."""
-    with reader_may_leave():
-        return _main(argv)
+    with reader_may_leave() as stdout:
+        code = _main(argv)
+        sys.stdout.flush()
+    if stdout.failure is not None:
+        say(f"error: cannot write standard output: {stdout.failure}", sys.stderr)
+        return Exit.USAGE  # an output that could not be written, as for --report-json
+    return code
 
 
 def _main(argv: Sequence[str] | None) -> int:
     try:
         args = _parser().parse_args(argv)
+        _check_working_folder()
         match args.command:
             case "reference":
                 from cardid_reference.adapter import (

@@ -89,6 +89,9 @@ class _ReaderMayLeave:
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         self._gone = False
+        #: Why standard output could not be written, other than its reader leaving (a full
+        #: disk, an I/O error): the command says so at its end, and exits 2.
+        self.failure: str | None = None
 
     def write(self, text: str) -> int:
         if not self._gone:
@@ -96,6 +99,8 @@ class _ReaderMayLeave:
                 return self._stream.write(text)
             except BrokenPipeError:
                 self._leave()
+            except OSError as exc:
+                self._fail(exc)
         return len(text)
 
     def flush(self) -> None:
@@ -104,6 +109,12 @@ class _ReaderMayLeave:
                 self._stream.flush()
             except BrokenPipeError:
                 self._leave()
+            except OSError as exc:
+                self._fail(exc)
+
+    def _fail(self, exc: OSError) -> None:
+        self.failure = self.failure or (exc.strerror or str(exc))
+        self._leave()
 
     def _leave(self) -> None:
         """Point the stream at /dev/null, so that neither a later write nor the flush at
@@ -121,14 +132,31 @@ class _ReaderMayLeave:
         return getattr(self._stream, name)
 
 
+class Guarded:
+    """What reader_may_leave saw: why standard output failed, when it did."""
+
+    def __init__(self, stream: _ReaderMayLeave) -> None:
+        self._stream = stream
+
+    @property
+    def failure(self) -> str | None:
+        return self._stream.failure
+
+
 @contextlib.contextmanager
-def reader_may_leave() -> Iterator[None]:
-    """Standard output as _ReaderMayLeave, for the length of a command."""
+def reader_may_leave() -> Iterator[Guarded]:
+    """Standard output as _ReaderMayLeave, for the length of a command; standard output and
+    error written with backslash escapes where their encoding (PYTHONIOENCODING=ascii, a C
+    locale) cannot hold a character, never a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, io.UnsupportedOperation):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     real = sys.stdout
-    sys.stdout = cast(TextIO, _ReaderMayLeave(real))
+    guarded = _ReaderMayLeave(real)
+    sys.stdout = cast(TextIO, guarded)
     try:
-        yield
+        yield Guarded(guarded)
     finally:
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(OSError):
             sys.stdout.flush()
         sys.stdout = real

@@ -87,3 +87,36 @@ def test_closed_standard_descriptors_are_no_fault(tmp_path: Path) -> None:
     done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == Exit.OK, done.stdout + done.stderr
     assert 'tests="1" failures="0" errors="0"' in junit.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+@pytest.mark.parametrize("command", [["list"], ["run", "--case", CASE]])
+def test_a_full_disk_on_standard_output_is_one_error_line_and_exit_2(command: list[str]) -> None:
+    """`cardid list > /dev/full`: no traceback; the command ends, says standard output could
+    not be written, and exits 2, as for any output that cannot be written."""
+    with open("/dev/full", "w", encoding="utf-8") as full:
+        done = subprocess.run([sys.executable, "-m", "cardid_runner", *command], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=60, check=False)
+    assert done.returncode == Exit.USAGE, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "error: cannot write standard output: No space left on device"
+    assert "Traceback" not in done.stderr
+
+
+def test_an_ascii_only_terminal_gets_escapes_not_a_traceback() -> None:
+    """PYTHONIOENCODING=ascii (or a C locale): non-ASCII text (the middle dot of a rule's
+    heading, a name) is written as a backslash escape."""
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run([sys.executable, "-m", "cardid_runner", "rules", "NAME-6"], capture_output=True,
+                          env=env, timeout=60, check=False)
+    assert done.returncode == Exit.OK, done.stderr
+    assert done.stdout.startswith(b"NAME-6 \\xb7 MUST")
+
+
+def test_a_deleted_working_folder_is_a_usage_error(tmp_path: Path) -> None:
+    """Run from a folder deleted since: one error naming it, exit 2, no traceback."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    command = f"cd {gone} && rmdir {gone} && exec {sys.executable} -m cardid_runner doctor --impl true"
+    done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == Exit.USAGE, done.stderr
+    assert done.stderr.startswith("error: the current folder no longer exists")
