@@ -135,7 +135,7 @@ def problems(name: str, document: Any) -> Iterator[SchemaProblem]:
     errors.sort(key=jsonschema.exceptions.relevance)
     for error in errors:
         best = jsonschema.exceptions.best_match([error])
-        yield SchemaProblem(location=tuple(best.absolute_path), message=best.message)
+        yield SchemaProblem(location=tuple(best.absolute_path), message=_bounded(best.message))
 
 
 def first_problem(name: str, document: Any) -> SchemaProblem | None:
@@ -148,4 +148,17 @@ def first_problem(name: str, document: Any) -> SchemaProblem | None:
     error = jsonschema.exceptions.best_match(validator(name).iter_errors(document))
     if error is None:
         return None
-    return SchemaProblem(location=tuple(error.absolute_path), message=error.message)
+    return SchemaProblem(location=tuple(error.absolute_path), message=_bounded(error.message))
+
+
+#: The longest schema message kept: jsonschema quotes the offending value whole, which may be
+#: megabytes (a 5 MB description "is too long").
+MESSAGE_CHARS = 500
+
+
+def _bounded(message: str) -> str:
+    """The message's start and end (where jsonschema says what is wrong: `... is too long`)."""
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    cut = len(message) - MESSAGE_CHARS
+    return f"{message[: MESSAGE_CHARS - 100]} ...({cut:,} characters cut)... {message[-100:]}"

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import escape, schemas
+from cardid_conformance import escape, schemas, yamlfile
 from cardid_conformance.errors import UsageError
 from cardid_conformance.known import PLACEHOLDER_REASON, load_known_failures
 from cardid_runner import caseyaml, options, outputs
@@ -115,8 +115,17 @@ def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int
         text = caseyaml.render_verified(data, comments=comments, path=out, block_items=True)
     except caseyaml.RenderError as exc:  # the schema allows nothing that could not be written
         raise UsageError(str(exc)) from None
+    encoded = text.encode("utf-8")
+    if len(encoded) > yamlfile.MAX_BYTES:  # --expect would refuse it: write nothing
+        print(escape.visible(
+            f"{len(failing):,} failures make a known-failure file of {len(encoded):,} bytes, over the "
+            f"{yamlfile.MAX_BYTES:,} bytes --expect reads (nothing written): fix the failures that "
+            "share a cause first (cardid run groups them by rule), or list a selection "
+            "(cardid run --rule ... --report-json)"
+        ))
+        return 1
     try:
-        write_atomically(out, text.encode("utf-8"), what="--out")
+        write_atomically(out, encoded, what="--out")
     except OutputError as exc:
         raise UsageError(exc.message) from None
     load_known_failures(out)  # what was written is what --expect reads

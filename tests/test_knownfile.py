@@ -157,3 +157,20 @@ def test_a_rerun_with_the_file_passes(tmp_path: Path, monkeypatch: pytest.Monkey
     assert main(["run", "--impl", impl, *select, "--expect", str(known), "--report-json", str(again)]) == 0
     statuses = {r["case"]: r["status"] for r in json.loads(again.read_text())["results"]}
     assert sorted(statuses.values()) == ["expected-failure", "expected-failure", "passed"]
+
+
+def test_a_file_too_large_for_expect_is_not_written(
+    tmp_path: Path, spec: Spec, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Some 15,000 failures would make a file over the size `--expect` reads: nothing is
+    written (exit 1), and the message says why and what to do instead."""
+    report = _report(tmp_path, spec, _outcomes())
+    data = json.loads(report.read_text(encoding="utf-8"))
+    failed = next(result for result in data["results"] if result["status"] == "failed")
+    data["results"] = [{**failed, "case": f"generated-case-{n:05d}"} for n in range(15_000)]
+    report.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "known.yaml"
+    assert main(["known-failures", str(report), "--out", str(out)]) == 1
+    assert not out.exists()
+    shown = capsys.readouterr().out
+    assert "15,000 failures make a known-failure file of" in shown and "(nothing written)" in shown

@@ -226,3 +226,18 @@ def test_a_saved_request_no_case_file_can_hold_is_refused_without_a_traceback(
     assert main(["new", "shuffled-goyf", "--from-failure", str(saved), "--out", str(tmp_path)]) == 1
     assert "could not be written as YAML that reads back the same" in capsys.readouterr().err
     assert not (tmp_path / "shuffled-goyf.yaml").exists()
+
+
+def test_a_huge_value_in_a_saved_failure_is_not_printed_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A saved failure whose case has a 5 MB description: the message quotes its start and end
+    and says how much it cut, never the whole value (one 5 MB line before)."""
+    import yaml
+    from cardid_conformance.schemas import first_problem
+
+    data = yaml.safe_load((ROOT / "cases" / "writer" / "flicker-keeps-id.yaml").read_text(encoding="utf-8"))
+    data["description"] = "x" * 5_000_000
+    problem = first_problem("case", data)
+    assert problem is not None
+    assert len(problem.message) < 1000 and "characters cut" in problem.message
