@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -250,10 +251,48 @@ def verify(bundle: Path, suite_root: Path) -> Verification:
             text=f"{CERTIFICATE}: edited since it was written (its certificate_sha256 does not "
             "match its content)",
         ))
-    for name in BUNDLE_FILES:
-        findings.append(_check_file(bundle / name, name, certificate["files"][name]))
+    checked = {name: _check_file(bundle / name, name, certificate["files"][name]) for name in BUNDLE_FILES}
+    findings += checked.values()
+    findings += _check_others(bundle)
+    if checked["report.json"].ok:  # an edited report is named already
+        findings += _check_report(certificate, bundle / "report.json")
     findings += _check_suite(certificate, suite_root)
     return Verification(certificate=certificate, findings=tuple(findings))
+
+
+def _check_others(bundle: Path) -> list[Finding]:
+    """Files beside the bundle's own: the certificate vouches for none of them (an index.html
+    an implementation wrote into the folder during the run would be served as the page)."""
+    try:
+        names = sorted(entry.name for entry in bundle.iterdir())
+    except OSError as exc:
+        return [Finding(ok=False, text=f"the bundle folder cannot be listed ({files.describe(exc)})")]
+    own = {CERTIFICATE, *BUNDLE_FILES}
+    return [
+        Finding(ok=False, text=f"{name}: not part of the bundle (the certificate vouches for no "
+                f"file but its own five; `certify --force` keeps files it did not write)")
+        for name in names
+        if name not in own
+    ]
+
+
+def _check_report(certificate: Mapping[str, Any], path: Path) -> list[Finding]:
+    """The certificate says what the report it vouches for says: its verdict, and each case's
+    status (a certificate sealed anew over another verdict names the real report's hash)."""
+    try:
+        report = strictjson.loads(files.read_bounded(path, _MAX_BYTES).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return [Finding(ok=False, text="report.json: cannot be read as the report")]
+    said = certificate["verdict"]
+    shown = report.get("verdict", {}) if isinstance(report, dict) else {}
+    differ = [key for key in sorted(said) if said.get(key) != shown.get(key)]
+    statuses = {entry["case"]: entry["status"] for entry in certificate["cases"]}
+    results = report.get("results", []) if isinstance(report, dict) else []
+    reported = {r.get("case"): r.get("status") for r in results if isinstance(r, dict)}
+    if differ or statuses != reported:
+        what = f"verdict ({', '.join(differ)})" if differ else "case statuses"
+        return [Finding(ok=False, text=f"{CERTIFICATE}: its {what} differ from the report it vouches for")]
+    return [Finding(ok=True, text=f"{CERTIFICATE}: its verdict and case statuses are the report's")]
 
 
 def _check_file(path: Path, name: str, expected: str) -> Finding:
@@ -269,6 +308,11 @@ def _check_file(path: Path, name: str, expected: str) -> Finding:
 
 
 def _check_suite(certificate: Mapping[str, Any], root: Path) -> list[Finding]:
+    counts = Counter(entry["path"] for entry in certificate["manifest"])
+    twice = sorted(path for path, count in counts.items() if count > 1)
+    if twice:  # a dict would keep one of them silently
+        return [Finding(ok=False, text=f"{CERTIFICATE}: its manifest lists {', '.join(twice[:5])} more "
+                        "than once: edited or damaged")]
     made_from = {entry["path"]: entry["sha256"] for entry in certificate["manifest"]}
     try:
         here = manifest(root)

@@ -43,6 +43,11 @@ FIVE = {"certificate.json", "report.json", "report.html", "badge.json", "summary
 # --------------------------------------------------------------------------- a real bundle
 
 
+#: What `bundle` saw of the file beside it that --force kept (then removed: the certificate
+#: vouches for no file but its own five, and verify says so).
+KEPT: dict[str, str] = {}
+
+
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The one real run: the whole corpus against the bundled reference, with --force into a
@@ -50,6 +55,9 @@ def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("bundle")
     (out / "notes.txt").write_text("mine\n", encoding="utf-8")
     assert main(["certify", "--out", str(out), "--force", "-q"]) == Exit.OK
+    KEPT["names"] = " ".join(sorted(path.name for path in out.iterdir()))
+    KEPT["notes.txt"] = (out / "notes.txt").read_text(encoding="utf-8")
+    (out / "notes.txt").unlink()
     return out
 
 
@@ -73,8 +81,9 @@ def _certificate(path: Path) -> dict[str, Any]:
 
 def test_certify_writes_the_five_files_and_leaves_others_alone(bundle: Path) -> None:
     """The bundle's five files are there; --force kept the file that was not the bundle's."""
-    assert {path.name for path in bundle.iterdir()} == FIVE | {"notes.txt"}
-    assert (bundle / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert KEPT["names"] == " ".join(sorted(FIVE | {"notes.txt"}))
+    assert KEPT["notes.txt"] == "mine\n"
+    assert {path.name for path in bundle.iterdir()} == FIVE
 
 
 def test_the_certificate_fits_its_schema_and_holds_what_the_run_used(bundle: Path, spec: Spec) -> None:
@@ -150,6 +159,51 @@ def test_verify_names_an_edited_certificate(
     code, out = _verify(copy, capsys)
     assert code == Exit.FAILED
     assert "DIFFERS  certificate.json: edited since it was written" in out
+
+
+def test_verify_names_a_file_added_to_the_bundle(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An index.html written beside the five (an implementation can, during certify): exit 1,
+    named as not part of the bundle."""
+    copy = _copy(bundle, tmp_path)
+    (copy / "index.html").write_text("<p>CONFORMING</p>", encoding="utf-8")
+    code, out = _verify(copy, capsys)
+    assert code == Exit.FAILED
+    assert [line for line in out.splitlines() if line.startswith("DIFFERS")] == [
+        "DIFFERS  index.html: not part of the bundle (the certificate vouches for no file but its own "
+        "five; `certify --force` keeps files it did not write)"
+    ]
+
+
+def _resealed(copy: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """certificate.json changed and sealed again: its own hash matches, as a forger's would."""
+    data = _certificate(copy)
+    change(data)
+    (copy / "certificate.json").write_text(json.dumps(certificate.seal(data), indent=2), encoding="utf-8")
+
+
+def test_verify_names_a_resealed_certificate_whose_verdict_is_not_its_reports(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A certificate sealed anew over another verdict still names the real report's hash:
+    checked against the report it vouches for, it is named."""
+    copy = _copy(bundle, tmp_path)
+    _resealed(copy, lambda data: data["verdict"].update(conforming=False, text="NOT CONFORMING"))
+    code, out = _verify(copy, capsys)
+    assert code == Exit.FAILED
+    assert "ok       certificate.json: unchanged" in out
+    assert "DIFFERS  certificate.json: its verdict (conforming, text) differ from the report it vouches for" in out
+
+
+def test_verify_names_a_manifest_listing_a_file_twice(
+    bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = _copy(bundle, tmp_path)
+    _resealed(copy, lambda data: data["manifest"].append(dict(data["manifest"][0])))
+    code, out = _verify(copy, capsys)
+    assert code == Exit.FAILED
+    assert f"DIFFERS  certificate.json: its manifest lists {_certificate(copy)['manifest'][0]['path']} more than once" in out
 
 
 def test_verify_names_a_deleted_badge(bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
