@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from cardid_conformance.answer import Answer, Crashed
 from cardid_conformance.cases import Case
+from cardid_conformance.errors import UsageError
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Spec
@@ -246,7 +247,16 @@ def run_cases(
                     options, spec, isolate=isolate, session=session, launcher=launcher
                 )
                 case_runners.append(case_runner)
-        outcome, answer = case_runner.run(case)
+        try:
+            outcome, answer = case_runner.run(case)
+        except UsageError as exc:
+            with lock:
+                if not finished:
+                    raise  # the command was wrong from the start: a usage error, before any case
+            # It started before: what changed since (its program removed, no descriptor left) is
+            # this case's error, and the run goes on, its finished results kept.
+            reason = f"the implementation could not be started for this case: {exc.message}"
+            outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
         with lock:
             if STOP.is_set():
                 raise _Interrupted  # the answer may be an artefact of the interruption

@@ -309,3 +309,24 @@ def test_the_bundled_reference_is_never_taken_from_the_working_folder(
     code, report = run(tmp_path, "--case", "flicker-keeps-id", "--case", "reader-unknown-name")
     assert code == Exit.OK, report["results"]
     assert {result["status"] for result in report["results"]} == {"passed"}
+
+
+def test_an_implementation_gone_in_the_middle_of_a_run_errs_those_cases_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Its program removed after the first case (a rebuild, a cleanup): the cases it can no
+    longer start are errored, the run goes on, and the finished results are reported (the run
+    ended with exit 2 and no report)."""
+    script = tmp_path / "adapter.sh"
+    script.write_text(
+        f'#!/bin/sh\nout=$({sys.executable} -m cardid_reference)\nstatus=$?\nrm -f "$0"\n'
+        'printf "%s\\n" "$out"\nexit $status\n',
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    code, report = run(tmp_path, "--impl", str(script), "--isolate", "--case", "flicker-keeps-id",
+                       "--case", "reader-unknown-name")
+    assert code == Exit.FAILED
+    assert statuses(report) == {"flicker-keeps-id": "passed", "reader-unknown-name": "errored"}
+    errored = next(result for result in report["results"] if result["status"] == "errored")
+    assert errored["message"].startswith("the implementation could not be started for this case: ")
