@@ -65,6 +65,8 @@ class Verdict:
     interrupted: bool = False
     #: The folder the cases came from, when it is not the suite's own corpus.
     cases_from: str | None = None
+    #: (results taken from an earlier report, that report's path), when a run resumed one.
+    resumed: tuple[int, str] | None = None
 
     def text(self, spec_version: str) -> str:
         """The verdict as one sentence, the same in every report."""
@@ -98,6 +100,8 @@ class Verdict:
             notes.append(f"a selection of {self.selection[0]} of {self.selection[1]} cases")
         if self.cases_from is not None:
             notes.append(f"cases from {self.cases_from}, not the suite's corpus")
+        if self.resumed is not None:
+            notes.append(f"{self.resumed[0]} result(s) resumed from {self.resumed[1]}, not run again")
         if self.accepted and not self.conforming:
             notes.append("accepted: every MUST failure is a listed known failure")
         if self.known_failure_problems:
@@ -133,6 +137,10 @@ class RunInfo:
     fallback_reason: str | None = None
     #: Whether the cases are the suite's own corpus (not a folder of the user's, --cases).
     suite_corpus: bool = True
+    #: How many results were taken from an earlier report (--resume), not judged in this run,
+    #: and that report: they are only as trustworthy as the file.
+    resumed: int = 0
+    resumed_from: str | None = None
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -144,6 +152,7 @@ def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: Ru
         corpus_size=info.corpus_size,
         interrupted=info.interrupted,
         cases_from=None if info.suite_corpus else info.cases_dir,
+        resumed=(info.resumed, info.resumed_from) if info.resumed and info.resumed_from else None,
     )
 
 
@@ -164,6 +173,7 @@ def verdict(
     corpus_size: int | None = None,
     interrupted: bool = False,
     cases_from: str | None = None,
+    resumed: tuple[int, str] | None = None,
 ) -> Verdict:
     """Compute the verdict of a run's outcomes (`cases` gives each case's role)."""
     must = known_must = should = judged = skipped = bugs = 0
@@ -215,6 +225,7 @@ def verdict(
         selection=(selected, corpus_size) if partial and corpus_size is not None else None,
         interrupted=interrupted,
         cases_from=cases_from,
+        resumed=resumed,
     )
 
 

@@ -363,7 +363,9 @@ def _perform(args: argparse.Namespace, spec: Spec, corpus: Corpus) -> int:
     )
     if args.resume:
         earlier = resume(args.resume, the_run.command, spec, the_run.selected())
-        the_run = dataclasses.replace(the_run, resumed=earlier.outcomes)
+        the_run = dataclasses.replace(the_run, resumed=earlier.outcomes, resumed_from=args.resume)
+        say(f"resumed: {len(earlier.outcomes)} result(s) from {args.resume}, not run again (they are only "
+            "as trustworthy as that file; run without --resume to judge every case)")
         if earlier.changed:
             say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
                  f"so they run again: {', '.join(earlier.changed)}")

@@ -58,6 +58,8 @@ class Run:
     outputs: Outputs = field(default_factory=Outputs)
     #: Outcomes of an earlier, interrupted run (--resume): these cases are not run again.
     resumed: Mapping[str, Outcome] = field(default_factory=dict)
+    #: The report they were read from (--resume).
+    resumed_from: Path | None = None
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -186,6 +188,8 @@ def conclude(
         suite_version=suite.version(),
         suite_commit=suite.commit(),
         fallback_reason=fallback_reason,
+        resumed=sum(1 for outcome in outcomes if outcome.case_id in run.resumed),
+        resumed_from=None if run.resumed_from is None else str(run.resumed_from),
         cases_sha256=suite.cases_sha256(
             (o.case_id, cases_by_id[o.case_id].digest()) for o in outcomes if o.case_id in cases_by_id
         ),

@@ -255,3 +255,24 @@ def test_every_written_report_reads_back(finished: tuple[Path, dict[str, Any]], 
     path = tmp_path / "report.json"
     path.write_text(report.to_json_text(finished[1]), encoding="utf-8")
     assert resume.read_report(path) == finished[1]
+
+
+def test_a_resumed_run_says_what_it_did_not_judge(
+    tmp_path: Path, finished: tuple[Path, dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A report the implementation could have written itself (every case passed, marked
+    interrupted) resumes nothing in silence: the console and the verdict say how many results
+    come from that file and were not run again."""
+    folder, data = finished
+    forged = copy.deepcopy(data)
+    forged["interrupted"] = True
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    out = tmp_path / "out.json"
+    capsys.readouterr()
+    code = main(["run", "--impl", COMMAND, "--cases", str(folder), "--resume", str(path), "--report-json", str(out)])
+    assert code == Exit.OK
+    console = capsys.readouterr()
+    assert f"resumed: 3 result(s) from {path}, not run again" in console.out + console.err
+    verdict = json.loads(out.read_text(encoding="utf-8"))["verdict"]["text"]
+    assert verdict.endswith(f"3 result(s) resumed from {path}, not run again)")
