@@ -197,6 +197,8 @@ class _Recorder:
         entry = getattr(report, "cardid_result", None)
         if entry is not None:
             self._into.append(dict(entry))
+        elif report.failed and str(report.when) == "???":  # pytest-xdist: its worker died running it
+            self._into.append({"case": report.nodeid.rsplit("::", 1)[-1], "crashed": str(report.longrepr)[:500]})
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -272,7 +274,11 @@ def _conclude(config: pytest.Config) -> Result | None:
     if not _makes_result(config):
         return None
     run = _run_value(config)
-    entries = {entry["case"]: entry for entry in config.stash.get(_RECORDED, [])}
+    recorded_entries = config.stash.get(_RECORDED, [])
+    # A case whose worker died running it has no result entry: it errs, and is not left out
+    # of the verdict as if it had not been selected.
+    crashed = {e["case"]: e["crashed"] for e in recorded_entries if "crashed" in e}
+    entries = {entry["case"]: entry for entry in recorded_entries if "crashed" not in entry}
     modes = {entry.pop("mode", "per-case") for entry in entries.values()}
     # Each entry names the handshake of the process that ran it (under xdist, a worker's).
     hellos = sorted(
@@ -291,6 +297,14 @@ def _conclude(config: pytest.Config) -> Result | None:
         for case_id in order
         if case_id in recorded
     ]
+    outcomes += [
+        Errored(case_id=case_id, level=levels[case_id],
+                reason="the pytest-xdist worker running it died (the implementation may have killed "
+                f"it): {crashed[case_id]}")
+        for case_id in order
+        if case_id in crashed and case_id not in recorded
+    ]
+    outcomes.sort(key=lambda outcome: order.index(outcome.case_id))
     hello = Hello(name=hellos[0][0], version=hellos[0][1], roles=hellos[0][2]) if hellos else None
     return conclude(
         run,

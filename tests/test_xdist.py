@@ -146,3 +146,24 @@ def test_hostile_lines_err_items_and_never_the_session(xdist_session: Ran) -> No
     for case_id, message in hostile.items():
         assert f"ERROR [MUST] {case_id}: {message}" in text, text
     assert sum(r["status"] == "passed" and r["case"].startswith("reader-rejects-") for r in data["results"]) >= 2
+
+
+def test_a_case_whose_worker_is_killed_errs_in_the_report(tmp_path: Path) -> None:
+    """The implementation kills its pytest-xdist worker on one case: that case errs in the
+    --cardid-report-json (it was left out, and the verdict said CONFORMING for the rest)."""
+    report = tmp_path / "plugin.json"
+    cases = ("reader-unknown-name", "reader-quoted-owner", "flicker-keeps-id")
+    impl = f"{sys.executable} {Path(__file__).parent / 'fakes' / 'fake_impl.py'} kill-parent"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "conformance"), "--impl", impl, "-k", exactly(*cases),
+         f"--cardid-report-json={report}", "-p", "no:cacheprovider", *NO_HYPOTHESIS, "-n", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == pytest.ExitCode.TESTS_FAILED, proc.stdout[-3000:]
+    data = json.loads(report.read_text(encoding="utf-8"))
+    statuses = {r["case"]: r["status"] for r in data["results"]}
+    assert statuses["reader-unknown-name"] == "errored", statuses  # the case the fake targets
+    assert statuses["reader-quoted-owner"] == statuses["flicker-keeps-id"] == "passed"
+    assert not data["verdict"]["conforming"]
+    killed = next(r for r in data["results"] if r["case"] == "reader-unknown-name")
+    assert killed["message"].startswith("the pytest-xdist worker running it died")

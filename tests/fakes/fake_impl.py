@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sys
 import time
 import zlib
@@ -109,6 +110,9 @@ def fault(line: bytes) -> int | None:
     match BEHAVIOUR:
         case "crash-mid-run":
             return 3
+        case "kill-parent":  # takes down the process that runs it (a pytest-xdist worker)
+            os.kill(os.getppid(), signal.SIGKILL)
+            time.sleep(3600)
         case "exit0-no-output":
             return 0
         case "exit1-on-valid":
@@ -300,7 +304,7 @@ FAULTS = {
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
     "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
-    "repeat-flood", "mess-workdir", "pad", "exit1-with-result", "logs-on-stdout",
+    "repeat-flood", "mess-workdir", "pad", "exit1-with-result", "logs-on-stdout", "kill-parent",
 }
 
 #: What "hostile-lines" writes, one line after another, for every second request of a run (see
