@@ -92,6 +92,23 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
+def _family_cells(outcome: Outcome, case: Case, spec: Spec) -> dict[tuple[str, str], str]:
+    """Where a case counts in the family table, and as what: a failure (listed as known or
+    not) under the family and level of each rule it broke, as report.html's matrix counts it;
+    any other case under those of each rule it cites."""
+    inner = outcome.failure if isinstance(outcome, ExpectedFailure) else outcome
+    if isinstance(inner, Failed):
+        broken = {(spec.rule(d.rule).family, spec.rule(d.rule).level.name) for d in inner.differences}
+        known = isinstance(outcome, ExpectedFailure)
+        return {
+            key: "expected-failure" if known else ("failing" if key[1] == Level.MUST.name else "warning")
+            for key in broken
+        }
+    level = failure_level(outcome)
+    word = {None: status(outcome), Level.MUST: "failing", Level.SHOULD: "warning"}.get(level, "other")
+    return {(spec.rule(rule).family, spec.rule(rule).level.name): word for rule in case.rules}
+
+
 def identity_lines(info: RunInfo) -> list[str]:
     """What was tested and with which suite: the first thing a reader of a run needs."""
     name = f"{info.name} {info.version}" if info.name else "(no handshake: name and version unknown)"
@@ -138,15 +155,13 @@ def summary_lines(
         case = cases.get(outcome.case_id)
         if case is None:
             continue
-        level = failure_level(outcome)
-        word = {None: status(outcome), Level.MUST: "failing", Level.SHOULD: "warning"}.get(level, "other")
-        for key in sorted({(spec.rule(rule).family, spec.rule(rule).level.name) for rule in case.rules}):
+        for key, word in _family_cells(outcome, case, spec).items():
             table[key][word] += 1
             table[key]["total"] += 1
     if table:
         lines.append(
-            "cases by the rule family and level they cite (a case is counted under each it cites;"
-            " these count cases, not rules):"
+            "cases by rule family and level: a failure under the rules it broke, any other case "
+            "under the rules it cites (as in report.html; a case may count in several rows):"
         )
         for (family, level_name), row in sorted(table.items()):
             extra = ", ".join(

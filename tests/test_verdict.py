@@ -246,3 +246,14 @@ def test_a_known_failure_line_shows_what_the_case_does_now(cases: dict[str, Case
     failure = _failed(WRITER_MUST, "ID-3", Level.MUST)
     lines = console.failure_lines(ExpectedFailure(case_id=WRITER_MUST, failure=failure, reason="splits"), None)
     assert lines[:2] == [f"XFAIL {WRITER_MUST}: known failure: splits", "      now: [ID-3] differs"]
+
+
+def test_the_console_family_table_counts_a_failure_where_it_broke(cases: dict[str, Case]) -> None:
+    """As report.html's matrix: a failure counts under the family of the rule it broke, not
+    under every family its case cites, so the two tables never disagree."""
+    case = cases[WRITER_MUST]
+    broken = _failed(WRITER_MUST, "NAME-1", Level.MUST)
+    lines = console.summary_lines([broken], cases, _spec(), _info())
+    families = {line.split()[0] for line in lines if line.startswith("  ") and "failing" in line}
+    assert families == {"NAME"}
+    assert all(rule.split("-")[0] != "NAME" for rule in case.rules)  # cited nowhere by the case
