@@ -1,5 +1,6 @@
-"""The pure core of the card-identity conformance suite: cases, spec, comparison, reports."""
+"""The pure core of the card-identity conformance suite: cases, spec, comparison, reports.
+
+The suite's version is the installed package's (`suite.version()`); the spec's is in
+spec/rules.yaml."""
 
 from __future__ import annotations
-
-__version__ = "0.1.0"

@@ -220,14 +220,10 @@ class Persistent:
         self._proc: Process | None = None
         self._seq = itertools.count(1)
         self.hello: Hello | None = None
-        #: How many times the process was lost during a case (and so restarted for the next).
-        self.restarts = 0
         #: tag -> what the implementation did wrong about that request after answering it.
         self.violations: dict[str, str] = {}
         #: seq -> tag of every request answered by the current process.
         self._answered: dict[int, str] = {}
-        #: The seq of the last request sent.
-        self.last_seq = 0
         self._lock = threading.Lock()
 
     @property
@@ -291,7 +287,7 @@ class Persistent:
         assert self._proc is not None and self.hello is not None
         if request.role not in self.hello.roles:
             return Unsupported(role=request.role)
-        seq = self.last_seq = next(self._seq)
+        seq = next(self._seq)
         began = time.monotonic()
         line = run_line(seq, request.payload)
         if not self._proc.send(*line):
@@ -364,7 +360,6 @@ class Persistent:
         protocol_only: bool = False, earlier: int = 0,
     ) -> Crashed:
         stderr = self._proc.stderr_tail() if self._proc else ""
-        self.restarts += 1
         self._end()
         return Crashed(
             reason=reason, output=output[:2000], stderr=stderr,

@@ -120,7 +120,7 @@ class Result:
         return sum(1 for o in self.outcomes if not isinstance(o, CaseBug))
 
     @property
-    def passed(self) -> bool:
+    def accepted(self) -> bool:
         """The exit-code gate (Verdict.accepted): no MUST failure beyond the known failures,
         and the known-failure file (if any) is right."""
         return self.verdict.accepted

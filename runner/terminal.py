@@ -77,7 +77,7 @@ def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path 
         return Exit.USAGE
     if result.interrupted:
         return 128 + (SIGNALS.first or signal.SIGINT)
-    return Exit.OK if result.passed else Exit.FAILED
+    return Exit.OK if result.accepted else Exit.FAILED
 
 
 class _ReaderMayLeave:
