@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from cardid_conformance import console, escape
+from cardid_conformance.outcome import Errored
 from cardid_runner.run import Result, Run
 from cardid_runner.stop import SIGNALS
 
@@ -42,6 +43,11 @@ def emit(line: str, stream: TextIO | None = None) -> None:
     print(line, file=stream or sys.stdout)
 
 
+#: How many cases that errored for one same reason the console shows in full (an adapter that
+#: cannot start errs every case alike: one block each said nothing new).
+ALIKE_SHOWN = 3
+
+
 def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path | None) -> int:
     """Show a Result as `cardid run` does, and give its exit code (`report_json`: where the
     partial report of an interrupted run went, to resume from)."""
@@ -50,13 +56,22 @@ def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path 
     cases_by_id = {case.id: case for case in the_run.corpus.cases}
     for line in console.identity_lines(result.info):
         emit(line)  # already escaped
+    alike: dict[str, list[str]] = {}  # an error reason -> the cases that errored so
     for outcome in result.outcomes:
+        if isinstance(outcome, Errored):
+            alike.setdefault(outcome.reason, []).append(outcome.case_id)
+            if len(alike[outcome.reason]) > ALIKE_SHOWN:
+                continue  # said once below, not once a case
         rerun = result.info.rerun.get(outcome.case_id)
         lines = console.failure_lines(
             outcome, rerun, case=cases_by_id.get(outcome.case_id), spec=the_run.spec, verbose=not quiet
         )
         for line in lines:
             emit(line)  # already escaped
+    for reason, case_ids in alike.items():
+        if len(case_ids) > ALIKE_SHOWN:
+            say(f"... and {len(case_ids) - ALIKE_SHOWN} more case(s) errored the same way "
+                f"({reason[:120]}{'...' if len(reason) > 120 else ''}): fix that first; the report lists every case")
     for problem in result.known_failure_problems:
         say(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):

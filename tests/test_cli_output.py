@@ -120,3 +120,18 @@ def test_a_deleted_working_folder_is_a_usage_error(tmp_path: Path) -> None:
     done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == Exit.USAGE, done.stderr
     assert done.stderr.startswith("error: the current folder no longer exists")
+
+
+def test_cases_that_error_alike_are_shown_three_times_then_counted(tmp_path: Path) -> None:
+    """An adapter that cannot work at all errs every case the same way: the console shows three
+    of them in full and one line for the rest (it printed one block a case)."""
+    script = tmp_path / "broken.sh"
+    script.write_text("#!/bin/sh\necho 'Error: Cannot find module adapter.js' >&2\nexit 1\n", encoding="utf-8")
+    script.chmod(0o755)
+    done = subprocess.run([sys.executable, "-m", "cardid_runner", "run", "--impl", str(script), "--isolate",
+                           "--rule", "LIB"], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == Exit.FAILED
+    errors = [line for line in done.stdout.splitlines() if line.startswith("ERROR [")]
+    assert len(errors) == 3, done.stdout[-2000:]
+    [more] = [line for line in (done.stdout + done.stderr).splitlines() if " more case(s) errored the same way" in line]
+    assert more.startswith("... and ") and "fix that first" in more
