@@ -34,7 +34,7 @@ from cardid_runner.cli import Exit, main
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.test_attacks_options import main_within
+from tests.processes import main_within
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 HOSTILE_IMPL = f"{sys.executable} {FAKE} hostile-text"

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import math
 import os
-import threading
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -18,17 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
-
-
-def main_within(argv: Sequence[str], seconds: float = 30) -> int:
-    """`main(argv)` in a daemon thread: a call that blocks (on a FIFO, say) fails the test
-    instead of hanging the suite."""
-    result: list[int] = []
-    thread = threading.Thread(target=lambda: result.append(main(list(argv))), daemon=True)
-    thread.start()
-    thread.join(seconds)
-    assert result, f"cardid {' '.join(argv)} did not return within {seconds} s"
-    return result[0]
+from tests.processes import main_within
 
 
 def _one_usage_line(capsys: pytest.CaptureFixture[str]) -> str:

@@ -29,7 +29,8 @@ from cardid_runner.stop import STOP
 
 from tests.conftest import NO_HYPOTHESIS
 from tests.fakes import scripted
-from tests.test_faults import CASES, FAKE, _running
+from tests.processes import FAKE, running
+from tests.processes import FAULT_CASES as CASES
 
 TARGET = CASES[-1]
 
@@ -68,7 +69,7 @@ def test_setsid_grandchild_does_not_outlive_the_run(
     assert code == Exit.OK
     pids = _pids(pid_file)
     assert len(pids) >= 2
-    assert not [pid for pid in pids if _running(pid)], "a process outlived the run"
+    assert not [pid for pid in pids if running(pid)], "a process outlived the run"
 
 
 def _runner(tmp_path: Path, behaviour: str, *args: str) -> tuple[subprocess.Popen[str], Path, Path]:
@@ -97,7 +98,7 @@ def test_sigkill_of_the_runner_leaves_no_process_and_no_folder(tmp_path: Path, i
     proc.kill()
     proc.communicate(timeout=60)
     pids = _pids(pid_file)
-    assert _wait_for(lambda: not [pid for pid in pids if _running(pid)]), "a process outlived the runner"
+    assert _wait_for(lambda: not [pid for pid in pids if running(pid)]), "a process outlived the runner"
     assert _wait_for(lambda: not _leftovers(scratch)), _leftovers(scratch)
 
 
@@ -123,7 +124,7 @@ def test_signals_end_the_run_with_a_partial_report_and_nothing_left(
     data = json.loads(report.read_text(encoding="utf-8"))
     assert schemas.first_problem("report", data) is None
     assert data["interrupted"] is True
-    assert not [pid for pid in _pids(pid_file) if _running(pid)]
+    assert not [pid for pid in _pids(pid_file) if running(pid)]
     assert not _leftovers(scratch)
 
 
@@ -214,7 +215,7 @@ def test_stop_that_is_ignored_is_bounded(tmp_path: Path, monkeypatch: pytest.Mon
     session.close()
     assert stopped.exists()
     assert time.monotonic() - began < 30
-    assert not _running(pid)
+    assert not running(pid)
 
 
 @pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
@@ -254,7 +255,7 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, si
     proc.send_signal(signum)
     proc.communicate(timeout=60)
     pids = _pids(pid_file)
-    assert _wait_for(lambda: not [pid for pid in pids if _running(pid)]), "a process outlived pytest"
+    assert _wait_for(lambda: not [pid for pid in pids if running(pid)]), "a process outlived pytest"
     assert _wait_for(lambda: not _leftovers(scratch)), _leftovers(scratch)
 
 

@@ -7,20 +7,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from functools import cache
 from typing import Any
 
 import pytest
 from cardid_conformance.answer import Crashed
-from cardid_conformance.cases import Case, case_files, load_corpus
-from cardid_conformance.outcome import Errored, status
+from cardid_conformance.outcome import status
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
 from cardid_runner.execute import Execution, Options
 from cardid_runner.process import MAX_OUTPUT
 
-from tests.conftest import ROOT
 from tests.fakes.scripted import (
     HELLO,
     Behaviour,
@@ -36,35 +33,7 @@ from tests.fakes.scripted import (
     persistent_right,
     right,
 )
-
-TARGET = "reader-unknown-name"
-#: The target comes last: the cases before it have been answered by the same process.
-IDS = ("reader-empty-lines-and-crlf", "reader-quoted-owner", TARGET)
-
-
-@cache
-def corpus() -> dict[str, Case]:
-    return {case.id: case for case in load_corpus(case_files(ROOT / "cases"), load_spec()).cases}
-
-
-def cases(ids: Sequence[str] = IDS) -> list[Case]:
-    return [corpus()[case_id] for case_id in ids]
-
-
-def run(behaviour: Behaviour, *, isolate: bool = False, ids: Sequence[str] = IDS, jobs: int = 1,
-        timeout: float = 1.0) -> Execution:
-    options = Options(argv=("scripted",), isolate=isolate, timeout=timeout, start_timeout=3.0, jobs=jobs)
-    return execute.run_cases(cases(ids), options, load_spec(), launcher=launcher(behaviour))
-
-
-def results(execution: Execution) -> dict[str, tuple[str, str]]:
-    return {
-        o.case_id: (status(o), o.reason if isinstance(o, Errored) else "") for o in execution.outcomes
-    }
-
-
-def is_target(request: Any) -> bool:
-    return "#u1 ? owner=P2" in json.dumps(request, ensure_ascii=False)
+from tests.scripted_runs import IDS, TARGET, cases, is_target, results, run
 
 
 def on_target(

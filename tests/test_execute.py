@@ -18,7 +18,7 @@ from cardid_runner.execute import Execution, Options
 from cardid_runner.stop import STOP
 
 from tests.fakes.scripted import FakeLauncher, crashed, right_answer
-from tests.test_attacks_transport import IDS, TARGET, cases
+from tests.scripted_runs import IDS, TARGET, cases
 
 
 @pytest.fixture(autouse=True)

@@ -16,15 +16,14 @@ from cardid_runner import idle, process
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import QUIET
+from tests.processes import FAKE, FAULT_CASES, FAULT_TARGET, running
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
-TARGET = "reader-unknown-name"
+TARGET = FAULT_TARGET
 #: One case's time limit in these tests: 10 s x 0.1.
 MULTIPLIER = "0.1"
 
 
-#: The target last, after two cases answered by the same process.
-CASES = ("reader-empty-lines-and-crlf", "reader-quoted-owner", TARGET)
+CASES = FAULT_CASES
 
 
 def _run(
@@ -233,13 +232,4 @@ def test_no_orphan_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     pids = [int(line) for line in pid_file.read_text(encoding="utf-8").split()]
     assert len(pids) >= 4
     for pid in pids:
-        assert not _running(pid), f"process {pid} outlived the run"
-
-
-def _running(pid: int) -> bool:
-    """Alive and not a zombie waiting for a reaper (PID 1 in a container may never reap)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        assert not running(pid), f"process {pid} outlived the run"

@@ -15,7 +15,7 @@ import pytest
 from cardid_conformance import schemas
 from cardid_runner.cli import Exit, main
 
-from tests.test_faults import _running
+from tests.processes import running
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 #: 50 ms a case: the run is still going when the signal comes, after five cases.
@@ -62,7 +62,7 @@ def test_interrupt_then_resume(
     assert finished and all(r["status"] == "passed" for r in data["results"])
     assert not list(scratch.iterdir()), "temporary files were left behind"
     assert not list(tmp_path.glob(".*.partial"))
-    assert not [pid for pid in map(int, pids.read_text().split()) if _running(pid)]
+    assert not [pid for pid in map(int, pids.read_text().split()) if running(pid)]
 
     final = tmp_path / "final.json"
     monkeypatch.setenv("FAKE_SLOW", "0")  # the same command, without the pause the interruption needed

@@ -17,7 +17,7 @@ from cardid_runner.cli import Exit, main
 
 from tests.fakes.scripted import Behaviour, Out, line
 from tests.fakes.scripted import Exit as Exited
-from tests.test_attacks_transport import TARGET, is_target, results, run
+from tests.scripted_runs import TARGET, is_target, results, run
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 READER_RESULT = b'{"card_table": [{"id": "c1", "name": "Island", "printing": null, "source_ids": [], "owner": "P1", "kind": "card"}]}\n'

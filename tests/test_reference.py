@@ -8,7 +8,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,7 +20,7 @@ from cardid_reference.writer import write
 from hypothesis import given
 from hypothesis import strategies as st
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.writer_requests import REPO, distinct, move, request, run
 
 SNAPCASTER = {
     "name": "Snapcaster Mage",
@@ -37,43 +36,6 @@ URZA = {"name": "Urza's Saga", "printings": [{"set": "MH2", "number": "259", "so
 LUMINARCH = {"name": "Luminarch Aspirant", "printings": []}
 A_LUMINARCH = {"name": "A-Luminarch Aspirant", "printings": []}
 ISLAND = {"name": "Island", "printings": [{"set": "M21", "number": "010", "source_ids": []}]}
-
-
-def request(
-    observations: list[dict[str, Any]],
-    *,
-    cards: list[dict[str, Any]] | None = None,
-    tracking: bool = True,
-    perspective: str = "P1",
-) -> dict[str, Any]:
-    """A writer request for two players, with a game start prepended."""
-    return {
-        "role": "writer",
-        "perspective": perspective,
-        "players": ["P1", "P2"],
-        "source": {"name": "test", "hidden_tracking": tracking},
-        "cards": cards or [],
-        "observations": [{"type": "game_start", "game": 1}, *observations],
-    }
-
-
-def move(obj: str, src: str, dst: str, **fields: Any) -> dict[str, Any]:
-    return {"type": "move", "object": obj, "from": src, "to": dst, **fields}
-
-
-def run(
-    observations: list[dict[str, Any]], **kwargs: Any
-) -> tuple[list[str | None], dict[str, dict]]:
-    """The assignments (game start left off) and the card table by ID."""
-    result = write(request(observations, **kwargs))
-    table = {entry["id"]: entry for entry in result["card_table"]}
-    assert set(table) == {a for a in result["assignments"] if a is not None}
-    assert result["assignments"][0] is None
-    return result["assignments"][1:], table
-
-
-def distinct(assignments: list[str | None]) -> int:
-    return len({a for a in assignments if a is not None})
 
 
 # --------------------------------------------------------------------------- writer: instance IDs

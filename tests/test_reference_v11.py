@@ -14,7 +14,7 @@ from cardid_reference.errors import RequestError
 from cardid_reference.mutants import MUTANTS, ExitWithoutRejection, entry_points
 from cardid_reference.writer import write
 
-from tests.test_reference import REPO, distinct, move, request, run
+from tests.writer_requests import REPO, distinct, move, request, run
 
 # Cards used below; the names are real, the database sections built for each test.
 TEFERI = {

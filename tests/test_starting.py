@@ -22,7 +22,7 @@ from cardid_runner.process import Process
 
 from tests.conftest import QUIET
 from tests.fakes.scripted import Behaviour, Out, launcher
-from tests.test_attacks_transport import IDS, cases
+from tests.scripted_runs import IDS, cases
 
 
 def write(path: Path, text: str, *, mode: int = 0o644) -> Path:
