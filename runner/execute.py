@@ -1,7 +1,7 @@
 """Running a selection of cases against one implementation, serially or in parallel.
 
 The logic here sees implementations only through `runner.adapter.Launcher` and `Adapter`: the
-project's tests drive it with an in-memory fake (tests/fakes/fake_adapter.py).
+project's tests drive it with an in-memory fake (tests/fakes/scripted.py).
 """
 
 from __future__ import annotations
