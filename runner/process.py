@@ -217,20 +217,30 @@ def marked_processes_among(pids: Iterable[int], mark: str, *, prefix: bool) -> I
                 break
 
 
+#: How many scans in a row must find no marked process before kill_marked believes it.
+QUIET_SCANS = 2
+
+
 def kill_marked(mark: str, *, prefix: bool = False) -> None:
-    """SIGKILL every process carrying the mark until none is left, and wait (bounded, 2 s)
-    until each one killed is gone or a zombie: when this returns, none runs any more."""
+    """SIGKILL every process carrying the mark until two scans in a row find none, and wait
+    (bounded, 2 s) until each one killed is gone or a zombie: when this returns, none runs any
+    more."""
     killed: set[int] = set()
     deadline = time.monotonic() + 2.0
+    quiet = 0  # scans in a row that found nothing
     while time.monotonic() < deadline:
         pids = [pid for pid in marked_processes(mark, prefix=prefix) if pid != os.getpid()]
         for pid in pids:
             _kill_if_marked(pid, mark, prefix=prefix)
         killed.update(pids)
         killed = {pid for pid in killed if _still_running(pid)}
-        if not pids and not killed:
+        quiet = quiet + 1 if not pids and not killed else 0
+        # Two in a row: a process that forks and exits at once can fall between one scan's
+        # listing of /proc and its reading of the parent's environment (seen as neither).
+        if quiet >= QUIET_SCANS:
             return
-        time.sleep(0.002)
+        if not quiet:  # the confirming scan follows at once: 0.2 ms, not a 2 ms pause
+            time.sleep(0.002)
 
 
 def _kill_if_marked(pid: int, mark: str, *, prefix: bool) -> None:

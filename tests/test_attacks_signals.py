@@ -72,6 +72,27 @@ def test_setsid_grandchild_does_not_outlive_the_run(
     assert not [pid for pid in pids if running(pid)], "a process outlived the run"
 
 
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_process_that_keeps_forking_away_does_not_outlive_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, attempt: int
+) -> None:
+    """A process that leaves the group, then forks and lets its parent exit every 0.05 s, keeps
+    the run's mark on a PID that keeps moving: every scan for it can fall between a fork and an
+    exit. Ended with its implementation all the same (in one of three runs it outlived one)."""
+    pid_file = tmp_path / "pids"
+    monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
+    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
+    code = main(["run", "--impl", f"{sys.executable} {FAKE} fork-walker", "--case", TARGET, "--isolate"])
+    assert code == Exit.OK
+    marks = {line.split()[1] for line in pid_file.read_text(encoding="utf-8").splitlines() if len(line.split()) == 2}
+    assert marks, "the walker never ran"
+    time.sleep(0.3)  # a survivor would have forked on a few times by now
+    survivors = [pid for mark in marks for pid in process.marked_processes(mark)]
+    for mark in marks:
+        process.kill_marked(mark)  # never leave one behind, whatever the claim
+    assert not survivors, f"processes outlived the run: {survivors}"
+
+
 def _runner(tmp_path: Path, behaviour: str, *args: str) -> tuple[subprocess.Popen[str], Path, Path]:
     scratch = tmp_path / "tmp"
     scratch.mkdir()
