@@ -31,7 +31,7 @@ class BuildWithSuite(build_py):  # type: ignore[misc]
             shutil.rmtree(target / name, ignore_errors=True)
             shutil.copytree(HERE / name, target / name)
         commit = _commit()
-        if commit is not None:  # what `cardid --version` and every report name (suite.commit)
+        if commit is not None:  # what `cardid --version` and every report name (runner/provenance.py)
             (target / "COMMIT").write_text(commit + "\n", encoding="utf-8")
 
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import os
-import shutil
-import subprocess
 from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
@@ -38,31 +35,6 @@ def version() -> str:
         return metadata.version("cardid-conformance")
     except metadata.PackageNotFoundError:
         return "unknown"
-
-
-@functools.cache
-def commit() -> str | None:
-    """The git commit of the suite's files, with `+modified` when spec/, schema/ or cases/
-    differ from it: from the checkout, or as recorded in an installed wheel when it was built
-    (setup.py); None when neither says (a build from a source archive, no git)."""
-    recorded = ROOT / "COMMIT"  # written into an installed wheel's copy when it was built
-    if recorded.is_file():
-        return recorded.read_text(encoding="utf-8").strip() or None
-    git = shutil.which("git")
-    if git is None or not (ROOT / ".git").exists():
-        return None
-    try:
-        head = subprocess.run(
-            [git, "-C", str(ROOT), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.strip()
-        changes = subprocess.run(
-            [git, "-C", str(ROOT), "status", "--porcelain", "--", "spec", "schema", "cases"],
-            capture_output=True, text=True, timeout=10, check=True,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return head + ("+modified" if changes else "") if head else None
 
 
 def cases_sha256(digests: Iterable[tuple[str, str]]) -> str:

@@ -38,6 +38,7 @@ from cardid_runner import (
     newcase,
     options,
     outputs,
+    provenance,
     rules,
     shrink,
 )
@@ -83,7 +84,7 @@ class _VersionAction(argparse.Action):
 def _version_line() -> str:
     spec = load_spec()
     count = len(case_files(suite.CASES_DIR))
-    commit = suite.commit()
+    commit = provenance.commit()
     where = f", commit {commit}" if commit else ""
     return f"cardid {suite.version()} (card-identity spec {spec.version}, {count} cases in {suite.CASES_DIR}{where})"
 

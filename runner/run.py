@@ -23,7 +23,7 @@ from cardid_conformance.markdown import to_markdown
 from cardid_conformance.outcome import CaseBug, Outcome
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec
-from cardid_runner import execute
+from cardid_runner import execute, provenance
 from cardid_runner.adapter import Hello
 from cardid_runner.failures import save_failures
 from cardid_runner.outputs import OutputError, append_to, write_output
@@ -186,7 +186,7 @@ def conclude(
         corpus_size=len(run.corpus.cases),
         suite_corpus=Path(run.cases_dir).resolve() == suite.CASES_DIR.resolve(),
         suite_version=suite.version(),
-        suite_commit=suite.commit(),
+        suite_commit=provenance.commit(),
         fallback_reason=fallback_reason,
         resumed=sum(1 for outcome in outcomes if outcome.case_id in run.resumed),
         resumed_from=None if run.resumed_from is None else str(run.resumed_from),

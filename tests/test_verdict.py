@@ -26,6 +26,7 @@ from cardid_conformance.outcome import (
     Skipped,
 )
 from cardid_conformance.spec import Level, Spec, load_spec
+from cardid_runner import provenance
 
 WRITER_MUST = "flicker-keeps-id"
 WRITER_SHOULD = "printing-from-source-id-for-opponent"
@@ -188,14 +189,14 @@ def test_a_long_stderr_keeps_its_last_twenty_lines_and_says_so() -> None:
 
 def test_report_carries_the_suite_identity_and_a_hash_of_the_cases(cases: dict[str, Case], spec: Spec) -> None:
     digests = [(WRITER_MUST, cases[WRITER_MUST].digest()), (READER, cases[READER].digest())]
-    info = _info(suite_version=suite.version(), suite_commit=suite.commit(), cases_sha256=suite.cases_sha256(digests))
+    info = _info(suite_version=suite.version(), suite_commit=provenance.commit(), cases_sha256=suite.cases_sha256(digests))
     data = report.to_json([Passed(case_id=WRITER_MUST), Passed(case_id=READER)], cases, info, spec)
     assert schemas.first_problem("report", data) is None
     assert data["suite"]["version"] == suite.version() != "unknown"
     assert data["suite"]["cases_sha256"] == suite.cases_sha256(reversed(digests))  # order-free
     assert data["suite"]["cases_sha256"] != suite.cases_sha256(digests[:1])
     assert suite.cases_sha256([(READER, "0" * 64)]) != suite.cases_sha256([(READER, "1" * 64)])
-    commit = suite.commit()
+    commit = provenance.commit()
     if (suite.ROOT / ".git").exists():
         assert commit is not None and len(commit.split("+")[0]) == 40
     assert console.identity_lines(info)[1].startswith(f"suite: cardid {suite.version()}")
