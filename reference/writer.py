@@ -422,6 +422,11 @@ class Library:
             return False
         return abs(position) > self.run(position) + (1 if putting else 0)
 
+    def lost_past_run(self, position: int, *, putting: bool = False) -> list[str]:
+        """What the other end tracked, when an event at this position reaches past its end's
+        known run without a known size (LIB-7, E13): those positions are no longer known."""
+        return self.drop_other_end(position) if self.reaches_past_run(position, putting=putting) else []
+
     def drop_other_end(self, position: int) -> list[str]:
         """No position counted from the other end of this one is known any more; return the
         instances it tracked (LIB-7)."""
@@ -599,8 +604,7 @@ class Writer:
             self.size_conflict(
                 obs, f"{count} cards to reorder do not fit {zone}, of known size {library.size}"
             )
-        if library.reaches_past_run(count if end == "top" else -count):  # LIB-7
-            self.end_ids(library.drop_other_end(1 if end == "top" else -1))
+        self.end_ids(library.lost_past_run(count if end == "top" else -count))  # LIB-7
         if "order" not in obs.data:
             self.end_ids(library.scramble(end, count))
             return
@@ -645,7 +649,7 @@ class Writer:
             raise RequestError(
                 f"{obs.label()}: a move with no `object` must leave or enter a library (LIB-8)"
             )
-        for key in ("new_object", "card", "face_down", "owner"):
+        for key in ("new_object", "card", "face_down", "owner", "kind"):
             if key in obs.data:
                 raise RequestError(f"{obs.label()}: `{key}` needs an `object` (LIB-8)")
         if is_library(src):
@@ -656,16 +660,10 @@ class Writer:
             self.arrive_unseen(obs, dst)
 
     def arrive_unseen(self, obs: Observation, dst: str) -> None:
-        """An unknown card put into a library: at an unknown position every ID there ends, as
-        for any card (E4); at a known one the position holds no tracked card (LIB-8, LIB-7)."""
+        """An unknown card put into a library, as any card is put (LIB-8)."""
         position = obs.position("position")
         self.check_fits(obs, dst, position, putting=True)
-        library = self.library(dst)
-        if position is None:
-            self.end_library(dst)
-        elif library.reaches_past_run(position, putting=True):
-            self.end_ids(library.drop_other_end(position))
-        library.put(None, position)
+        self.put_card(dst, position, None)
 
     def on_vanish(self, obs: Observation) -> str:
         """The source no longer shows the object, and shows no destination: its ID covers this
@@ -796,8 +794,8 @@ class Writer:
         self.check_fits(obs, src, position, putting=False)
         if position is None:
             self.end_library(src)
-        elif library.reaches_past_run(position):  # E13 (LIB-7)
-            self.end_ids(library.drop_other_end(position))
+        else:
+            self.end_ids(library.lost_past_run(position))  # E13 (LIB-7)
         return library.take(position)
 
     def library_card_shown(self, obs: Observation, zone: str) -> str:
@@ -807,8 +805,8 @@ class Writer:
         library = self.library(zone)
         iid = library.look(position)
         if iid is None:
-            if position is not None and library.reaches_past_run(position):  # E13 (LIB-7)
-                self.end_ids(library.drop_other_end(position))
+            if position is not None:
+                self.end_ids(library.lost_past_run(position))  # E13 (LIB-7)
             iid = self.new_card(obs, seen_in=zone, goes_to=None)
             self.move_to(iid, zone)
             if position is not None:
@@ -919,19 +917,26 @@ class Writer:
         self.check_fits(obs, dst, position, putting=True)
         if self.entries[iid].kind != "card":
             return  # TOK-4: it ceases to exist as it arrives, and takes no position
+        self.put_card(dst, position, iid)
+
+    def put_card(self, dst: str, position: Position, iid: str | None) -> None:
+        """Put a card into a library (`iid` None: a card nobody can name, LIB-8). At an unknown
+        position every ID there ends, the card's own too (E4); without a known size, past one
+        more than the known run of its end, the other end's IDs end and so does the card's own
+        (E13, E14: it may have gone to the other end, LIB-7); else it is tracked there (LIB-1)."""
         library = self.library(dst)
-        if position is None:  # E4
-            self.end(iid)
+        if position is None:
             self.end_library(dst)
-            library.put(iid, None)
-            return
-        if library.reaches_past_run(position, putting=True):  # E13, E14 (LIB-7)
+        elif library.reaches_past_run(position, putting=True):
             self.end_ids(library.drop_other_end(position))
-            library.put(None, position)
-            self.end(iid)
+        else:
+            library.put(iid, position)
+            if iid is not None:
+                self.move_to(iid, dst)
             return
-        library.put(iid, position)
-        self.move_to(iid, dst)
+        library.put(None, position)
+        if iid is not None:
+            self.end(iid)
 
     def place(self, iid: str, zone: str, handle: str) -> None:
         """Record a live instance outside libraries under the source's current handle."""
