@@ -225,9 +225,8 @@ def _check_working_folder() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of `cardid` and `python -m cardid_runner`."""
-    with reader_may_leave() as stdout:
+    with reader_may_leave() as stdout:  # flushed as it ends: a failure to write is known then
         code = _main(argv)
-        sys.stdout.flush()
     if stdout.failure is not None:
         say(f"error: cannot write standard output: {stdout.failure}", sys.stderr)
         return Exit.USAGE  # an output that could not be written, as for --report-json

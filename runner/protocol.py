@@ -131,7 +131,7 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         if not text.strip():
             return Problem(f"{what} is not JSON: it is empty")
-        if text.strip() in ("{", "[") or text.rstrip().endswith(("{", "[", ",")):
+        if text.rstrip().endswith(("{", "[", ",")):  # a line of pretty-printed JSON
             return Problem(
                 f"{what} is not JSON: {first_bytes(data)} looks like the first line of JSON "
                 f"written over several lines; {ONE_LINE}"

@@ -51,8 +51,6 @@ ALIKE_SHOWN = 3
 def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path | None) -> int:
     """Show a Result as `cardid run` does, and give its exit code (`report_json`: where the
     partial report of an interrupted run went, to resume from)."""
-    if result.fallback_reason:
-        say(f"note: persistent mode unavailable ({result.fallback_reason}); one process per case")
     cases_by_id = {case.id: case for case in the_run.corpus.cases}
     for line in console.identity_lines(result.info):
         emit(line)  # already escaped
@@ -147,19 +145,8 @@ class _ReaderMayLeave:
         return getattr(self._stream, name)
 
 
-class Guarded:
-    """What reader_may_leave saw: why standard output failed, when it did."""
-
-    def __init__(self, stream: _ReaderMayLeave) -> None:
-        self._stream = stream
-
-    @property
-    def failure(self) -> str | None:
-        return self._stream.failure
-
-
 @contextlib.contextmanager
-def reader_may_leave() -> Iterator[Guarded]:
+def reader_may_leave() -> Iterator[_ReaderMayLeave]:
     """Standard output as _ReaderMayLeave, for the length of a command; standard output and
     error written with backslash escapes where their encoding (PYTHONIOENCODING=ascii, a C
     locale) cannot hold a character, never a UnicodeEncodeError."""
@@ -170,7 +157,7 @@ def reader_may_leave() -> Iterator[Guarded]:
     guarded = _ReaderMayLeave(real)
     sys.stdout = cast(TextIO, guarded)
     try:
-        yield Guarded(guarded)
+        yield guarded  # its `failure` says why standard output could not be written
     finally:
         with contextlib.suppress(OSError):
             sys.stdout.flush()
