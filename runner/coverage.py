@@ -127,14 +127,14 @@ def coverage_of(rule: Rule, cases: Sequence[Case], mutants: Sequence[str], matri
         summary=rule.summary,
         cases=tuple(case.id for case in cases if rule.id in case.rules),
         mutants=tuple(mutants),
-        caught=tuple(name for name in mutants if matrix.first_catch(name) is not None),
+        caught=matrix.caught(mutants),
     )
 
 
 def _contract(rule_id: str, mutants: Sequence[str], matrix: Matrix) -> RuleCoverage:
     return RuleCoverage(
         rule=rule_id, level=None, summary="adapter contract (spec/adapter-contract.md)", cases=(),
-        mutants=tuple(mutants), caught=tuple(name for name in mutants if matrix.first_catch(name) is not None),
+        mutants=tuple(mutants), caught=matrix.caught(mutants),
     )
 
 

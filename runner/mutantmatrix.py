@@ -224,6 +224,10 @@ class Matrix:
         ordered = sorted(self.cases_for(name), key=lambda case: not self.judged(name, case))
         return next((case for case in ordered if self.caught_by(name, case)), None)
 
+    def caught(self, names: Iterable[str]) -> tuple[str, ...]:
+        """Those of mutants `names` that some case catches."""
+        return tuple(name for name in names if self.first_catch(name) is not None)
+
     def first_caught(self, case: Case, names: Iterable[str]) -> str | None:
         """A mutant among `names` that `case` catches, or None; those judged already first."""
         ordered = sorted(names, key=lambda name: not self.judged(name, case))

@@ -56,6 +56,18 @@ class _LibrariesOf(Writer):
         return self.libraries.setdefault(zone, self.LIBRARY())
 
 
+class _ObservationsOf(Writer):
+    """A writer whose observations are all of the class OBSERVATION: the base of the mutants
+    that misread a field of an observation (a position)."""
+
+    OBSERVATION: type[Observation] = Observation
+
+    @classmethod
+    def _observation(cls, index: int, data: Any) -> Observation:
+        obs = Writer._observation(index, data)
+        return cls.OBSERVATION(index=obs.index, data=obs.data)
+
+
 def broken_role(name: str) -> str:
     """The role a mutant breaks: "writer" or "reader" (the other is the reference's)."""
     return "writer" if issubclass(MUTANTS[name], Writer) else "reader"
@@ -561,16 +573,6 @@ class KnownReorderEndsIds(Writer):
         return library.scramble(end, len(order))
 
 
-@mutant("negative-position-is-bottom")
-class NegativePositionIsBottom(Writer):
-    """Reads every position counted from the bottom (-2, -3, ...) as the bottom card (LIB-1)."""
-
-    @staticmethod
-    def _observation(index: int, data: Any) -> Observation:
-        obs = Writer._observation(index, data)
-        return _BottomOnly(index=obs.index, data=obs.data)
-
-
 class _BottomOnly(Observation):
     """An observation whose negative positions all read as -1."""
 
@@ -579,6 +581,13 @@ class _BottomOnly(Observation):
     def position(self, key: str) -> int | None:
         position = super().position(key)
         return -1 if position is not None and position < 0 else position
+
+
+@mutant("negative-position-is-bottom")
+class NegativePositionIsBottom(_ObservationsOf):
+    """Reads every position counted from the bottom (-2, -3, ...) as the bottom card (LIB-1)."""
+
+    OBSERVATION = _BottomOnly
 
 
 @mutant("integral-float-rejected")

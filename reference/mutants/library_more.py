@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from cardid_reference.writer import End, Library, Observation, Position, Writer
 
-from . import _LibrariesOf, mutant
+from . import _LibrariesOf, _ObservationsOf, mutant
 
 
 class _EndsNeverMeet(Library):
@@ -160,13 +160,10 @@ class _OffByOneFromBottom(Observation):
 
 
 @mutant("bottom-count-off-by-one")
-class BottomCountOffByOne(Writer):
+class BottomCountOffByOne(_ObservationsOf):
     """Reads -N (N >= 2) as the (N+1)th card from the bottom, counting the bottom card as 0 (LIB-1)."""
 
-    @staticmethod
-    def _observation(index: int, data: object) -> Observation:
-        obs = Writer._observation(index, data)
-        return _OffByOneFromBottom(index=obs.index, data=obs.data)
+    OBSERVATION = _OffByOneFromBottom
 
 
 class _OrderFromTop(Library):
