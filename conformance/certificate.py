@@ -280,15 +280,16 @@ def _check_report(certificate: Mapping[str, Any], path: Path) -> list[Finding]:
     """The certificate says what the report it vouches for says: its verdict, and each case's
     status (a certificate sealed anew over another verdict names the real report's hash)."""
     try:
-        report = strictjson.loads(files.read_bounded(path, _MAX_BYTES).decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return [Finding(ok=False, text="report.json: cannot be read as the report")]
+        report = strictjson.read_file(path, _MAX_BYTES)
+    except strictjson.Unreadable as exc:
+        return [Finding(ok=False, text=f"report.json: cannot be read as the report ({exc.problem})")]
+    if not isinstance(report, dict):
+        report = {}  # its hash matched: then nothing in it can say what the certificate says
     said = certificate["verdict"]
-    shown = report.get("verdict", {}) if isinstance(report, dict) else {}
+    shown = report.get("verdict", {})
     differ = [key for key in sorted(said) if said.get(key) != shown.get(key)]
     statuses = {entry["case"]: entry["status"] for entry in certificate["cases"]}
-    results = report.get("results", []) if isinstance(report, dict) else []
-    reported = {r.get("case"): r.get("status") for r in results if isinstance(r, dict)}
+    reported = {r.get("case"): r.get("status") for r in report.get("results", []) if isinstance(r, dict)}
     if differ or statuses != reported:
         what = f"verdict ({', '.join(differ)})" if differ else "case statuses"
         return [Finding(ok=False, text=f"{CERTIFICATE}: its {what} differ from the report it vouches for")]
