@@ -26,20 +26,14 @@ class EndsNeverMeetWithoutSize(_LibrariesOf):
 class PutPastRunKeepsItsId(Writer):
     """Ends the other end's IDs at a put past the known run, but keeps the put card tracked at N (LIB-7)."""
 
-    def arrive(self, iid: str, obs: Observation, dst: str) -> None:
-        library = self.library(dst) if dst.startswith("library:") else None
-        position = obs.position("position") if library is not None else None
-        if (
-            library is not None
-            and position is not None
-            and self.entries[iid].kind == "card"
-            and library.reaches_past_run(position, putting=True)
-        ):
+    def put_card(self, dst: str, position: Position, iid: str | None) -> None:
+        library = self.library(dst)
+        if iid is not None and position is not None and library.reaches_past_run(position, putting=True):
             self.end_ids(library.drop_other_end(position))
             library.put(iid, position)
             self.move_to(iid, dst)
             return
-        super().arrive(iid, obs, dst)
+        super().put_card(dst, position, iid)
 
 
 class _TakesNeverReach(Library):

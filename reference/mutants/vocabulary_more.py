@@ -12,6 +12,7 @@ from cardid_reference.writer import (
     Identity,
     Kind,
     Observation,
+    Position,
     Writer,
     is_library,
 )
@@ -67,11 +68,11 @@ class UnseenMoveUncounted(Writer):
 class UnseenUnknownPutLocal(Writer):
     """Ends nothing when a card with no object shown is put into a library at an unknown position (LIB-8)."""
 
-    def arrive_unseen(self, obs: Observation, dst: str) -> None:
-        if obs.position("position") is None:
-            self.library(dst).put(None, None)
+    def put_card(self, dst: str, position: Position, iid: str | None) -> None:
+        if iid is None and position is None:
+            self.library(dst).put(None, None)  # counted, and nothing ends
             return
-        super().arrive_unseen(obs, dst)
+        super().put_card(dst, position, iid)
 
 
 @mutant("vanish-ignored")
