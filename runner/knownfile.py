@@ -21,8 +21,6 @@ from cardid_runner import caseyaml, options, outputs
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.resume import read_report
 
-#: The reason each entry starts with, for a person to replace.
-REASON = PLACEHOLDER_REASON
 #: Days from today an entry expires, unless --expires says otherwise.
 DEFAULT_DAYS = 90
 #: The statuses of a report an entry is written for: every failure, known or not.
@@ -39,7 +37,7 @@ exit status: 0 written, 1 the report has no failure to list (nothing written), 2
 error (an unreadable or invalid report, a bad date, a file already at --out), 3 the
 suite's own files are broken
 
-Each entry's reason is "{REASON}" until someone writes the real one.
+Each entry's reason is "{PLACEHOLDER_REASON}" until someone writes the real one.
 """
 
 
@@ -133,7 +131,7 @@ def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int
         f"wrote {out}: {len(failing)} known failure(s) of {data['implementation']}, expiring on "
         f"{expires.isoformat()}"
     ))
-    print(escape.visible(f'  replace each reason "{REASON}" with why the case fails (and an issue link), then'))
+    print(escape.visible(f'  replace each reason "{PLACEHOLDER_REASON}" with why the case fails (and an issue link), then'))
     print(escape.visible(f"  cardid run --impl ... --expect {out}"))
     return 0
 
@@ -146,7 +144,7 @@ def known_failures(
     return {
         "implementation": str(name),
         "known_failures": [
-            {"case": result["case"], "reason": REASON, "expires": expires.isoformat()} for result in failing
+            {"case": result["case"], "reason": PLACEHOLDER_REASON, "expires": expires.isoformat()} for result in failing
         ],
     }
 

@@ -290,21 +290,19 @@ def _conclude(config: pytest.Config) -> Result | None:
     # saw it).
     late = _late_violations(config)
     levels = {case.id: case.level for case in run.corpus.cases}
+    died = {
+        case_id: f"the pytest-xdist worker running it died (the implementation may have killed it): {why}"
+        for case_id, why in crashed.items()
+        if case_id not in recorded
+    }
+    errs = {**late, **died}
     outcomes: list[Outcome] = [
-        Errored(case_id=case_id, level=levels[case_id], reason=late[case_id])
-        if case_id in late
+        Errored(case_id=case_id, level=levels[case_id], reason=errs[case_id])
+        if case_id in errs
         else recorded[case_id]
         for case_id in order
-        if case_id in recorded
+        if case_id in recorded or case_id in died
     ]
-    outcomes += [
-        Errored(case_id=case_id, level=levels[case_id],
-                reason="the pytest-xdist worker running it died (the implementation may have killed "
-                f"it): {crashed[case_id]}")
-        for case_id in order
-        if case_id in crashed and case_id not in recorded
-    ]
-    outcomes.sort(key=lambda outcome: order.index(outcome.case_id))
     hello = Hello(name=hellos[0][0], version=hellos[0][1], roles=hellos[0][2]) if hellos else None
     return conclude(
         run,
