@@ -139,6 +139,7 @@ def build(
             "roles": list(roles) if roles is not None else None,
             "mode": implementation.get("mode"),
             "command": implementation["command"],
+            **({"source": implementation["source"]} if "source" in implementation else {}),
         },
         "environment": dict(environment),
         "summary": dict(run_report["summary"]),

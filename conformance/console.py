@@ -17,6 +17,7 @@ from cardid_conformance.outcome import (
     Errored,
     ExpectedFailure,
     Failed,
+    NotApplicable,
     Outcome,
     Passed,
     Skipped,
@@ -71,7 +72,7 @@ def failure_lines(
                 lines.append(f"      now: [{rule_id}] {failure.differences[0].message}")
             elif isinstance(failure, Errored):
                 lines.append(f"      now: errored: {failure.reason}")
-        case Passed() | Skipped():
+        case Passed() | Skipped() | NotApplicable():
             return []
     if verbose and case is not None and spec is not None and not isinstance(outcome, CaseBug):
         rid = rule_id if rule_id in spec.rules else next((r for r in case.rules if r in spec.rules), None)
@@ -143,6 +144,7 @@ def summary_lines(
                 ("warnings", "SHOULD warnings"),
                 ("errored", "errored"),
                 ("skipped", "skipped"),
+                ("not_applicable", "not applicable"),
                 ("expected_failures", "known failures"),
                 ("case_bugs", "case bugs"),
             )
@@ -171,6 +173,7 @@ def summary_lines(
                     ("warning", "SHOULD warnings"),
                     ("errored", "errored"),
                     ("skipped", "skipped"),
+                    ("not-applicable", "not applicable"),
                     ("expected-failure", "known failures"),
                 )
                 if row[word]

@@ -190,7 +190,8 @@ def to_html(
         *_counts(report),
         *_matrix(results, spec),
         *_not_passed(results, cases, spec, suite_root),
-        *_skipped(results),
+        *_not_run(results, "skipped", "Skipped"),
+        *_not_run(results, "not-applicable", "Not applicable"),
         *_rules(results, spec),
         "</main>",
         *_footer(environment),
@@ -268,8 +269,8 @@ def _counts(report: Mapping[str, Any]) -> Iterator[str]:
     kinds = [_kind(result) for result in report["results"]]
     words = (
         ("passed", "passed"), ("failed", "failed (MUST)"), ("warning", "SHOULD warnings"),
-        ("errored", "errored"), ("skipped", "skipped"), ("known-failure", "known failures"),
-        ("case-bug", "case bugs"),
+        ("errored", "errored"), ("skipped", "skipped"), ("not-applicable", "not applicable"),
+        ("known-failure", "known failures"), ("case-bug", "case bugs"),
     )
     yield "<h2>Cases</h2>"
     yield '<ul class="counts">'
@@ -378,15 +379,19 @@ def _case(
     yield "</article>"
 
 
-def _skipped(results: Sequence[Mapping[str, Any]]) -> Iterator[str]:
-    skipped = [result for result in results if result["status"] == "skipped"]
-    if not skipped:
+def _not_run(results: Sequence[Mapping[str, Any]], word: str, title: str) -> Iterator[str]:
+    """The cases not run with this status (skipped, not applicable), grouped by reason."""
+    chosen = [result for result in results if result["status"] == word]
+    if not chosen:
         return
-    reasons = sorted({str(result.get("message", "")) for result in skipped})
-    yield f'<h2 id="skipped">Skipped ({len(skipped)})</h2>'
-    yield f"<details><summary>{len(skipped)} case(s) not run: {html_line('; '.join(reasons))}</summary>"
-    yield '<p class="mono">' + ", ".join(html_line(str(result["case"])) for result in skipped) + "</p>"
-    yield "</details>"
+    by_reason: dict[str, list[str]] = {}
+    for result in chosen:
+        by_reason.setdefault(str(result.get("message", "")), []).append(str(result["case"]))
+    yield f'<h2 id="{word}">{title} ({len(chosen)})</h2>'
+    yield f"<details><summary>{len(chosen)} case(s) not run, for {len(by_reason)} reason(s)</summary><ul>"
+    for reason, ids in sorted(by_reason.items()):
+        yield f'<li>{html_line(reason)}: <span class="mono">{", ".join(html_line(i) for i in ids)}</span></li>'
+    yield "</ul></details>"
 
 
 def _rules(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:

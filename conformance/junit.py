@@ -17,6 +17,7 @@ from cardid_conformance.outcome import (
     Errored,
     ExpectedFailure,
     Failed,
+    NotApplicable,
     Outcome,
     Passed,
     Skipped,
@@ -38,7 +39,7 @@ def to_junit(
         errors=str(
             sum(1 for o in outcomes if isinstance(o, Errored) and o.level is Level.MUST) + counts["case_bugs"]
         ),
-        skipped=str(counts["skipped"] + counts["expected_failures"]),
+        skipped=str(counts["skipped"] + counts["expected_failures"] + counts["not_applicable"]),
         time=f"{sum(getattr(o, 'seconds', 0.0) for o in outcomes):.3f}",
     )
     for outcome in outcomes:
@@ -72,6 +73,8 @@ def to_junit(
                 ET.SubElement(element, "error", message=escape.visible(reason), type="case-bug").text = text
             case Skipped(reason=reason):
                 ET.SubElement(element, "skipped", message=escape.visible(reason))
+            case NotApplicable(reason=reason):
+                ET.SubElement(element, "skipped", message=escape.visible(f"not applicable: {reason}"))
             case ExpectedFailure(reason=reason):
                 ET.SubElement(element, "skipped", message=escape.visible(f"known failure: {reason}")).text = text
     return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True))

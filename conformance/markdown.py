@@ -46,11 +46,11 @@ def to_markdown(
         + (" (interrupted)" if info.interrupted else "")
         + ".",
         "",
-        "| passed | failed | errored | skipped | known failures | case bugs |",
-        "|---|---|---|---|---|---|",
+        "| passed | failed | errored | skipped | not applicable | known failures | case bugs |",
+        "|---|---|---|---|---|---|---|",
         (
             f"| {counts['passed']} | {counts['failed']} | {counts['errored']} | {counts['skipped']} "
-            f"| {counts['expected_failures']} | {counts['case_bugs']} |"
+            f"| {counts['not_applicable']} | {counts['expected_failures']} | {counts['case_bugs']} |"
         ),
         "",
     ]

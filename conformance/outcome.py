@@ -18,6 +18,7 @@ class Status(StrEnum):
     SKIPPED = "skipped"
     CASE_BUG = "case-bug"
     EXPECTED_FAILURE = "expected-failure"
+    NOT_APPLICABLE = "not-applicable"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,7 +85,16 @@ class ExpectedFailure:
     reason: str
 
 
-Outcome = Passed | Failed | Errored | Skipped | CaseBug | ExpectedFailure
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotApplicable:
+    """Not run: the run is for readers of one source's logs (`--source`), and that source
+    cannot express the case (conformance/sources/profile.py says why)."""
+
+    case_id: str
+    reason: str
+
+
+Outcome = Passed | Failed | Errored | Skipped | CaseBug | ExpectedFailure | NotApplicable
 
 
 def status(outcome: Outcome) -> Status:
@@ -102,3 +112,5 @@ def status(outcome: Outcome) -> Status:
             return Status.CASE_BUG
         case ExpectedFailure():
             return Status.EXPECTED_FAILURE
+        case NotApplicable():
+            return Status.NOT_APPLICABLE

@@ -16,6 +16,7 @@ from cardid_conformance.outcome import (
     Errored,
     ExpectedFailure,
     Failed,
+    NotApplicable,
     Outcome,
     Passed,
     Skipped,
@@ -26,6 +27,8 @@ from cardid_conformance.spec import Level, Spec
 
 #: The roles a case can test, in the order reports name them.
 ROLES = ("writer", "reader")
+#: The source formats a run can be declared for (--source), as reports spell them.
+SOURCE_NAMES = {"arena": "Arena", "mtgo": "MTGO"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,13 +70,17 @@ class Verdict:
     cases_from: str | None = None
     #: (results taken from an earlier report, that report's path), when a run resumed one.
     resumed: tuple[int, str] | None = None
+    #: The source format the run was declared for (--source), and the cases it cannot express.
+    source: str | None = None
+    not_applicable: int = 0
 
     def text(self, spec_version: str) -> str:
         """The verdict as one sentence, the same in every report."""
         against = f"against card-identity spec {spec_version}"
         notes: list[str] = []
+        roles = _roles_phrase(self.roles, self.source)
         if self.conforming:
-            head = f"CONFORMING as {_roles_phrase(self.roles)} {against}"
+            head = f"CONFORMING as {roles} {against}"
             if self.should_failures:
                 notes.append(f"{self.should_failures} SHOULD warning(s)")
         else:
@@ -92,10 +99,13 @@ class Verdict:
                 reasons.append(f"the corpus has {self.case_bugs} case bug(s)")
             head = f"NOT CONFORMING {against}: " + "; ".join(reasons)
             if self.roles:
-                notes.append(f"tested as {_roles_phrase(self.roles)}")
+                notes.append(f"tested as {roles}")
         if self.untested_roles:
             roles = " and ".join(self.untested_roles)
             notes.append(f"{roles} role not tested: {self.skipped} case(s) skipped")
+        if self.source is not None:
+            shown = SOURCE_NAMES.get(self.source, self.source)
+            notes.append(f"{self.not_applicable} case(s) not applicable: {shown} logs cannot express them")
         if self.selection is not None:
             notes.append(f"a selection of {self.selection[0]} of {self.selection[1]} cases")
         if self.cases_from is not None:
@@ -109,8 +119,17 @@ class Verdict:
         return head + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def _roles_phrase(roles: Sequence[str]) -> str:
-    return " and ".join(f"a {role}" for role in roles) if roles else "no role"
+def _roles_phrase(roles: Sequence[str], source: str | None = None) -> str:
+    """`a writer and a reader`; judged on one source's logs, `an Arena log reader and a
+    card-table reader`."""
+    if source is None:
+        names = [f"a {role}" for role in roles]
+    else:
+        shown = SOURCE_NAMES.get(source, source)
+        article = "an" if shown[0] in "AEIOUM" else "a"  # an Arena, an MTGO
+        names = [f"{article} {shown} log reader" if role == "writer" else "a card-table reader"
+                 for role in roles]
+    return " and ".join(names) if names else "no role"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -141,6 +160,8 @@ class RunInfo:
     #: and that report: they are only as trustworthy as the file.
     resumed: int = 0
     resumed_from: str | None = None
+    #: The source format the run was declared for (--source), if any.
+    source: str | None = None
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -153,6 +174,7 @@ def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: Ru
         interrupted=info.interrupted,
         cases_from=None if info.suite_corpus else info.cases_dir,
         resumed=(info.resumed, info.resumed_from) if info.resumed and info.resumed_from else None,
+        source=info.source,
     )
 
 
@@ -174,9 +196,10 @@ def verdict(
     interrupted: bool = False,
     cases_from: str | None = None,
     resumed: tuple[int, str] | None = None,
+    source: str | None = None,
 ) -> Verdict:
     """Compute the verdict of a run's outcomes (`cases` gives each case's role)."""
-    must = known_must = should = judged = skipped = bugs = 0
+    must = known_must = should = judged = skipped = bugs = not_applicable = 0
     judged_roles: set[str] = set()
     run_roles: set[str] = set()
     unskipped_roles: set[str] = set()
@@ -191,6 +214,9 @@ def verdict(
                 bugs += 1
             case Skipped():
                 skipped += 1
+            case NotApplicable():
+                not_applicable += 1
+                continue
             case Failed(level=level) | Errored(level=level):
                 if level is Level.MUST:
                     if isinstance(outcome, ExpectedFailure):
@@ -226,6 +252,8 @@ def verdict(
         interrupted=interrupted,
         cases_from=cases_from,
         resumed=resumed,
+        source=source,
+        not_applicable=not_applicable,
     )
 
 
@@ -240,6 +268,7 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
         "skipped": counts[Status.SKIPPED],
         "expected_failures": counts[Status.EXPECTED_FAILURE],
         "case_bugs": counts[Status.CASE_BUG],
+        "not_applicable": counts[Status.NOT_APPLICABLE],
     }
 
 
@@ -256,7 +285,7 @@ def to_json(
                 role=case.role, level=case.level.name, rules=list(case.rules), case_sha256=case.digest()
             )
         entry.update(_details(outcome, spec))
-        if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped):
+        if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped | NotApplicable):
             entry["rerun"] = info.rerun[outcome.case_id]
         result_list.append(entry)
     v = run_verdict(outcomes, cases, info)
@@ -268,6 +297,8 @@ def to_json(
     }
     if info.fallback_reason is not None:
         implementation["fallback_reason"] = info.fallback_reason
+    if info.source is not None:
+        implementation["source"] = info.source
     return {
         "suite": {
             "spec_version": info.spec_version,
@@ -288,6 +319,7 @@ def to_json(
             "must_failures": v.must_failures,
             "known_must_failures": v.known_must_failures,
             "should_failures": v.should_failures,
+            "not_applicable": v.not_applicable,
             "known_failures_used": list(v.known_failures_used),
             "known_failures_file": info.known_failures_file,
             "known_failure_problems": list(info.known_failure_problems),
@@ -325,7 +357,7 @@ def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
             }
         case Errored(level=level, reason=reason, stderr=stderr, seconds=seconds):
             return {"level": level.name, "message": reason, "stderr": stderr, "seconds": round(seconds, 6)}
-        case Skipped(reason=reason) | CaseBug(reason=reason):
+        case Skipped(reason=reason) | CaseBug(reason=reason) | NotApplicable(reason=reason):
             return {"message": reason}
         case ExpectedFailure(failure=failure, reason=reason):
             inner = _details(failure, spec)
@@ -367,4 +399,6 @@ def outcomes_from_json(data: Mapping[str, Any]) -> dict[str, Outcome]:
                 )
             case "skipped":
                 outcomes[case_id] = Skipped(case_id=case_id, reason=result.get("message", ""))
+            case "not-applicable":
+                outcomes[case_id] = NotApplicable(case_id=case_id, reason=result.get("message", ""))
     return outcomes

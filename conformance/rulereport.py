@@ -27,6 +27,7 @@ FAMILY_COLUMNS: Mapping[str, str] = {
     "warning": "warnings (SHOULD)",
     "errored": "errored",
     "skipped": "skipped",
+    "not-applicable": "not applicable",
     "known-failure": "known failures",
 }
 
@@ -39,6 +40,7 @@ _COUNTED = {
     "failed": "failed",
     "errored": "errored",
     "skipped": "skipped",
+    "not-applicable": "not_applicable",
     "expected-failure": "known_failures",
 }
 
@@ -54,7 +56,8 @@ class RuleResult:
         known-failure  only known failures name the rule, or a case citing it is a known failure
         inconclusive   a case citing the rule failed, on other rules only: it is not shown to hold
         passed         a case citing the rule passed
-        untested       no case citing the rule was judged (none cites it, or all were skipped)
+        untested       no case citing the rule was judged (none cites it, or all were skipped
+                       or not applicable)
     """
 
     id: str
@@ -146,7 +149,7 @@ def family_matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> dict[str,
             cells = strongest
         elif status == "expected-failure" and strongest:
             cells = dict.fromkeys(strongest, "known-failure")
-        elif status in ("passed", "errored", "skipped", "expected-failure"):
+        elif status in ("passed", "errored", "skipped", "not-applicable", "expected-failure"):
             column = "known-failure" if status == "expected-failure" else status
             cells = dict.fromkeys((family_of(rule) for rule in result.get("rules", ())), column)
         else:

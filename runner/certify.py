@@ -101,6 +101,7 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     certify.add_argument("--force", action="store_true",
                          help="write into DIR even if it is not empty, replacing the bundle's files")
     options.add_implementation(certify)
+    options.add_source(certify)
     options.add_known_failures(certify)
     options.add_jobs(certify)
     certify.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
@@ -162,6 +163,7 @@ def run_certify(args: argparse.Namespace) -> int:
         multiplier=args.timeout_multiplier,
         jobs=args.jobs,
         known_failures=known,
+        source=args.source,
     )
     with SIGNALS:  # from the first case to the last file written
         progress = Progress(len(the_run.selected()))

@@ -142,6 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     selection_options(run)
     options.add_implementation(run)
+    options.add_source(run)
     options.add_jobs(run)
     run.add_argument("--report-json", type=options.output_file, metavar="PATH", help="write the JSON report")
     run.add_argument("--junit", type=options.output_file, metavar="PATH", help="write a JUnit XML report")
@@ -360,6 +361,7 @@ def _perform(args: argparse.Namespace, spec: Spec, corpus: Corpus) -> int:
             markdown_append=args.markdown_append,
             save_failures=args.save_failures,
         ),
+        source=args.source,
     )
     if args.resume:
         earlier = resume(args.resume, the_run.command, spec, the_run.selected())

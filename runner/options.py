@@ -241,3 +241,11 @@ def add_jobs(parser: argparse.ArgumentParser) -> None:
 def add_known_failures(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--expect", dest="known_failures", type=input_file, metavar="PATH",
                         help="known-failure file for this implementation")
+
+
+def add_source(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--source", choices=["arena"], metavar="FORMAT",
+        help="judge the implementation as a reader of this source's logs (arena): cases the "
+             "format cannot express are reported as not applicable, with the reason, and never run",
+    )

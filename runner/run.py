@@ -20,8 +20,9 @@ from cardid_conformance.errors import UsageError
 from cardid_conformance.junit import to_junit
 from cardid_conformance.known import KnownFailures, apply_known_failures
 from cardid_conformance.markdown import to_markdown
-from cardid_conformance.outcome import CaseBug, Outcome
+from cardid_conformance.outcome import CaseBug, NotApplicable, Outcome
 from cardid_conformance.selection import Selection
+from cardid_conformance.sources.profile import not_applicable
 from cardid_conformance.spec import Spec
 from cardid_runner import execute, provenance
 from cardid_runner.adapter import Hello
@@ -60,6 +61,9 @@ class Run:
     resumed: Mapping[str, Outcome] = field(default_factory=dict)
     #: The report they were read from (--resume).
     resumed_from: Path | None = None
+    #: The source format the implementation reads (--source): cases it cannot express are
+    #: not applicable, never run.
+    source: str | None = None
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -90,6 +94,8 @@ class Run:
             parts.append("--isolate")
         if self.multiplier != 1.0:
             parts += ["--timeout-multiplier", f"{self.multiplier:g}"]
+        if self.source is not None:
+            parts += ["--source", self.source]
         parts += ["--case", case_id]
         return shlex.join(parts)
 
@@ -131,9 +137,15 @@ def perform(run: Run, progress: Callable[[Outcome], None] | None = None) -> Resu
     selected = run.selected()
     if not selected and not run.corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
-    to_run = [case for case in selected if case.id not in run.resumed]
+    fresh: dict[str, Outcome] = {}
+    if run.source is not None:
+        for case in selected:
+            reason = not_applicable(case, run.source)
+            if reason is not None:
+                fresh[case.id] = NotApplicable(case_id=case.id, reason=reason)
+    to_run = [case for case in selected if case.id not in run.resumed and case.id not in fresh]
     execution = execute.run_cases(to_run, run.options(), run.spec, progress=progress)
-    fresh = {outcome.case_id: outcome for outcome in execution.outcomes}
+    fresh.update((outcome.case_id, outcome) for outcome in execution.outcomes)
     done = [run.resumed.get(case.id) or fresh.get(case.id) for case in selected]
     return conclude(
         run,
@@ -188,6 +200,7 @@ def conclude(
         suite_version=suite.version(),
         suite_commit=provenance.commit(),
         fallback_reason=fallback_reason,
+        source=run.source,
         resumed=sum(1 for outcome in outcomes if outcome.case_id in run.resumed),
         resumed_from=None if run.resumed_from is None else str(run.resumed_from),
         cases_sha256=suite.cases_sha256(

@@ -447,9 +447,11 @@ def test_the_family_matrix_counts_a_failure_where_it_broke(spec: Spec) -> None:
         _result("c", "skipped", ["TXT-1"]),
     ]
     matrix = family_matrix(results, spec)
-    assert matrix["ID"] == {"passed": 1, "failed": 1, "warning": 0, "errored": 0, "skipped": 0, "known-failure": 0}
+    assert matrix["ID"] == {"passed": 1, "failed": 1, "warning": 0, "errored": 0, "skipped": 0, "not-applicable": 0,
+                            "known-failure": 0}
     assert matrix["PRINT"]["warning"] == 1
-    assert matrix["LIB"] == {"passed": 1, "failed": 0, "warning": 0, "errored": 0, "skipped": 0, "known-failure": 0}
+    assert matrix["LIB"] == {"passed": 1, "failed": 0, "warning": 0, "errored": 0, "skipped": 0, "not-applicable": 0,
+                             "known-failure": 0}
     assert matrix["TXT"]["skipped"] == 1
 
 

@@ -19,8 +19,6 @@ from cardid_conformance.sources.common import Inexpressible, Rendering
 RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], Rendering]] = {
     "arena": arena_render.render,
 }
-#: How a verdict names a reader of each source.
-READERS = {"arena": "an Arena log reader", "mtgo": "an MTGO log reader"}
 
 
 def not_applicable(case: Case, source: str) -> str | None:
