@@ -8,7 +8,7 @@ import json
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from . import __version__
@@ -118,6 +118,7 @@ def main(
     read: Read = read,
     name: str = "cardid-reference",
     version: str = __version__,
+    roles: Sequence[str] = ("writer", "reader"),
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
 ) -> int:
@@ -137,7 +138,7 @@ def main(
     hello = {
         "protocol": 1,
         "implementation": {"name": name, "version": version},
-        "roles": ["writer", "reader"],
+        "roles": list(roles),
     }
     _emit(stdout, hello)
     return persistent(stdin, stdout, write=write, read=read)

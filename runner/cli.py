@@ -33,6 +33,7 @@ from cardid_runner import (
     certify,
     coverage,
     doctor,
+    harness,
     knownfile,
     mutants,
     newcase,
@@ -207,7 +208,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     certify.add_parsers(commands)
     doctor.add_parser(commands)
-    for command in (rules, mutants, coverage, newcase, shrink, knownfile):
+    for command in (rules, mutants, coverage, newcase, shrink, knownfile, harness):
         command.add_parser(commands)
     return parser
 

@@ -245,7 +245,7 @@ def add_known_failures(parser: argparse.ArgumentParser) -> None:
 
 def add_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--source", choices=["arena"], metavar="FORMAT",
-        help="judge the implementation as a reader of this source's logs (arena): cases the "
+        "--source", choices=["arena", "mtgo"], metavar="FORMAT",
+        help="judge the implementation as a reader of this source's logs (arena, mtgo): cases the "
              "format cannot express are reported as not applicable, with the reason, and never run",
     )

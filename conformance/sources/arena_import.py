@@ -19,8 +19,9 @@ _PUBLIC = ("battlefield", "stack", "exile", "command", "graveyard")
 _CARD_OBJECTS = ("GameObjectType_Card", "GameObjectType_Token")
 
 
-def import_log(text: str, perspective: str, sidecar: Mapping[str, Any] | None = None) -> Imported:
-    """The log as a writer request for `perspective` (a seat's screen name, `seatN`, or N).
+def import_log(text: str, perspective: str | None, sidecar: Mapping[str, Any] | None = None) -> Imported:
+    """The log as a writer request for `perspective` (a seat's screen name, `seatN`, or N;
+    None: the seat the log was written for, its messages' `systemSeatIds`).
 
     `sidecar` is what a renderer wrote beside the log (players, the card section, what each
     grpId stands for); without it, players are named by the log or `seat1`, `seat2`, and a card
@@ -28,6 +29,11 @@ def import_log(text: str, perspective: str, sidecar: Mapping[str, Any] | None = 
     messages, names = read_log(text)
     if not messages:
         raise LogError("line 1", "no game-engine message: this is not an Arena Player.log")
+    if perspective is None:
+        seats = next((m.get("systemSeatIds") for _, m in messages if m.get("systemSeatIds")), None)
+        if not seats:
+            raise LogError("the log", "no message names the seat it was written for (systemSeatIds)")
+        perspective = str(seats[0])
     importer = _Importer(names, perspective, sidecar or {})
     for place, message in messages:
         importer.read(place, message)

@@ -12,12 +12,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cardid_conformance.cases import Case, Rejection
-from cardid_conformance.sources import arena_render
+from cardid_conformance.sources import arena_render, mtgo_render
 from cardid_conformance.sources.common import Inexpressible, Rendering
 
 #: The source formats a run can be declared for, each with its renderer.
 RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], Rendering]] = {
     "arena": arena_render.render,
+    "mtgo": mtgo_render.render,
 }
 
 
