@@ -35,6 +35,7 @@ from cardid_runner import (
     doctor,
     harness,
     knownfile,
+    logs,
     mutants,
     newcase,
     options,
@@ -208,7 +209,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     certify.add_parsers(commands)
     doctor.add_parser(commands)
-    for command in (rules, mutants, coverage, newcase, shrink, knownfile, harness):
+    for command in (rules, mutants, coverage, newcase, shrink, knownfile, logs, harness):
         command.add_parser(commands)
     return parser
 

@@ -17,8 +17,9 @@ from typing import Any
 from cardid_conformance import escape, files, schemas, strictjson, suite
 from cardid_conformance.cases import PLACEHOLDER, case_files, load_corpus
 from cardid_conformance.errors import UsageError
+from cardid_conformance.sources.common import LogError
 from cardid_conformance.spec import Spec, load_spec
-from cardid_runner import draft, options
+from cardid_runner import draft, logs, options
 from cardid_runner.draft import DraftError, Metadata
 
 _EPILOG = """\
@@ -27,6 +28,7 @@ examples:
   cardid new reader-accepts-tab-in-name --role reader --rule TXT-1 --out mycases
   cardid run --impl ./my-adapter --save-failures failed/
   cardid new my-regression --from-failure failed/shuffle-ends-id-of-legendary-card
+  cardid new my-game-bolt --from-log Player.log --format arena --perspective 1 --first 40 --rule ID-3
 
 exit status: 0 written, 1 the reference gave no usable answer to the saved request,
 2 usage error (an invalid or taken case ID, a file already there, an unreadable saved
@@ -66,6 +68,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="the folder to write ID.yaml in (default: cases/<role>/ of the checkout)")
     parser.add_argument("--from-failure", type=options.input_file, metavar="DIR",
                         help="a case folder written by `cardid run --save-failures`")
+    parser.add_argument("--from-log", type=options.input_file, metavar="LOG",
+                        help="a real game's log (with --format and --perspective): the case is "
+                        "that game as `cardid import` reads it, answered by the bundled reference")
+    parser.add_argument("--format", choices=["arena", "mtgo"], help="the log's format (--from-log)")
+    parser.add_argument("--perspective", metavar="PLAYER", help="the player the case is for (--from-log)")
+    parser.add_argument("--first", type=options.jobs, metavar="N",
+                        help="keep the game's first N observations only (--from-log)")
     parser.set_defaults(handler=main)
 
 
@@ -80,6 +89,15 @@ def main(args: argparse.Namespace) -> int:
             )
         try:
             return _from_failure(args, spec)
+        except DraftError as exc:
+            for line in exc.render().split("\n"):
+                print(escape.visible(line), file=sys.stderr)
+            return 1
+    if args.from_log is not None:
+        if args.format is None or args.perspective is None:
+            raise UsageError("cardid new: --from-log needs --format (arena or mtgo) and --perspective")
+        try:
+            return _from_log(args, spec)
         except DraftError as exc:
             for line in exc.render().split("\n"):
                 print(escape.visible(line), file=sys.stderr)
@@ -233,6 +251,58 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
     ))
     print(escape.visible("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;"))
     print(escape.visible(f"  cardid lint --cases {path} says what is left"))
+    return 0
+
+
+def _from_log(args: argparse.Namespace, spec: Spec) -> int:
+    """A case from a stretch of a real game: its first N observations as the importer reads
+    them, each named by its place in the log, answered by the reference for review."""
+    rules = _rules(spec, args.rule)
+    if not rules:
+        raise UsageError(
+            "cardid new: --from-log needs at least one --rule: the rule the game shows broken",
+            hint="`cardid rules` lists them",
+        )
+    try:
+        imported = logs.IMPORTERS[args.format](logs.read_log_text(args.from_log), args.perspective, None)
+    except LogError as error:
+        raise UsageError(f"{args.from_log}: {error.place}: {error.why}") from None
+    count = len(imported.request["observations"]) if args.first is None else args.first
+    request = {**imported.request, "observations": imported.request["observations"][:count]}
+    places = imported.places[:count]
+    notes = (imported.notes or (None,) * len(imported.places))[:count]
+    level = max(spec.rule(rule_id).level for rule_id in rules).name
+    cr = tuple(dict.fromkeys(number for rule_id in rules for number in spec.rule(rule_id).cr))
+    meta = Metadata(
+        id=args.id, role="writer", level=level, rules=tuple(rules), cr=cr,
+        description=f"The first {count} observations of {args.from_log.name} for {args.perspective}, "
+        "as imported (rewrite: the behaviour shown, in the present tense).",
+        tags=("from-log", args.format),
+    )
+    path = draft.target(args.id, args.out, suite.CASES_DIR / "writer")
+    reference = draft.Reference()
+    try:
+        answer = reference.ask(request)
+    finally:
+        reference.close()
+    data = draft.case_data(meta, request, answer)
+    draft.checked(path, data, spec)
+    comments = [
+        f"Fails: {PLACEHOLDER}: name the wrong parser this case catches.",
+        *draft.review_comment(reference.name, "cardid new --from-log"),
+        f"Drafted from {args.from_log} ({args.format}) for {args.perspective}. Where each "
+        "observation comes from in the log:",
+        *(f"  {index}: {place}" + ("" if note is None else f" ({note})")
+          for index, (place, note) in enumerate(zip(places, notes, strict=True))),
+    ]
+    draft.write(path, data, comments, what="the new case")
+    expectation = "a rejection" if data["expect"].get("reject") else "an answer"
+    print(escape.visible(
+        f"wrote {path}: {count} observations of {args.from_log}, and as its expectation {expectation} "
+        f"from {reference.name}, tagged needs-review"
+    ))
+    print(escape.visible("  cut it to the stretch that shows the behaviour, check the expectation against the "
+                         "cited rules, then remove the REVIEW lines and the tag"))
     return 0
 
 

@@ -14,7 +14,7 @@ from cardid_conformance import schemas
 from cardid_conformance.cases import Case, WriterExpectation, case_files, load_corpus
 from cardid_conformance.compare import compare_writer
 from cardid_conformance.sources.common import Imported, Inexpressible, LogError, carried
-from cardid_conformance.sources.mtgo_import import import_log, read_log
+from cardid_conformance.sources.mtgo_import import import_log
 from cardid_conformance.sources.mtgo_render import render
 from cardid_conformance.spec import Spec
 from cardid_reference.writer import write
@@ -48,9 +48,9 @@ def test_every_expressible_case_survives_the_round_trip(writer_cases: list[Case]
             reasons[error.why.split(":")[0]] += 1
             continue
         expressible += 1
-        reading = read_log(rendering.log, case.request["perspective"], rendering.sidecar)
+        reading = import_log(rendering.log, case.request["perspective"], rendering.sidecar)
         assert reading.skipped == (), case.id  # the importer understands every line written
-        moved = carried(case, rendering, reading.imported)
+        moved = carried(case, rendering, reading)
         differences = compare_writer(moved, write(moved.request))
         if differences:
             broken.append(f"{case.id}: {differences[0].message}")
@@ -143,9 +143,9 @@ def test_every_line_shape_reads_back_as_written() -> None:
     """Every shape the renderer writes, together: the imported request is answered as the
     original is, and the London bottoming shares one line, as MTGO writes it."""
     rendering = render(EVERY_SHAPE)
-    reading = read_log(rendering.log, "P1", rendering.sidecar)
+    reading = import_log(rendering.log, "P1", rendering.sidecar)
     assert reading.skipped == ()
-    imported = reading.imported.request
+    imported = reading.request
     assert schemas.first_problem("writer-input", imported) is None
     assert _same_answer(write(EVERY_SHAPE), write(imported))
     assert rendering.places[3] == rendering.places[4]  # two cards, one bottoming line
@@ -238,14 +238,14 @@ def test_without_a_sidecar_cards_are_shown_names_and_catalogue_numbers() -> None
         "P2 waves at P1.",
         "P2 activates an ability of @[Plant@:0,502:@] token.",
     ])
-    reading = read_log(log, "P1")
-    request = reading.imported.request
+    reading = import_log(log, "P1")
+    request = reading.request
     assert request["players"] == ["P1", "P2"] and request["cards"] == []
     play, plant = request["observations"][1:]
     assert play["card"] == {"name": "Forest", "source_id": "mtgo:1234"}
     assert (plant["card"], plant["kind"], plant["owner"]) == ({"name": "Plant"}, "token", "P2")
-    assert reading.skipped == (4,)
-    assert reading.imported.notes[2] is not None and "introduced" in reading.imported.notes[2]
+    assert reading.skipped == ("line 4",)
+    assert reading.notes[2] is not None and "introduced" in reading.notes[2]
 
 
 # -- the real logs --------------------------------------------------------------------------------
@@ -271,8 +271,8 @@ def test_the_real_logs_import_for_each_player_and_the_reference_accepts_them(
     text = path.read_text(encoding="utf-8")
     requests = []
     for perspective in players:
-        reading = read_log(text, perspective)
-        request = reading.imported.request
+        reading = import_log(text, perspective)
+        request = reading.request
         assert reading.skipped == ()
         assert request["players"] == players  # in the order the rolls name them
         assert schemas.first_problem("writer-input", request) is None

@@ -55,7 +55,8 @@ class _Importer:
         self.places: list[str] = []
         self.notes: list[str | None] = []
         self.game: int | None = None
-        self.skipped = 0
+        self.place = "the log"
+        self.skipped: list[str] = []
         self._reset()
 
     def _seat_of(self, perspective: str) -> int:
@@ -81,7 +82,8 @@ class _Importer:
             "source": {"name": "arena", "hidden_tracking": True},
             "cards": self.cards, "observations": self.observations,
         }
-        return Imported(request=request, places=tuple(self.places), notes=tuple(self.notes))
+        return Imported(request=request, places=tuple(self.places), notes=tuple(self.notes),
+                        skipped=tuple(dict.fromkeys(self.skipped)))
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -141,6 +143,7 @@ class _Importer:
     # -- one message ---------------------------------------------------------------------
 
     def read(self, place: str, message: Mapping[str, Any]) -> None:
+        self.place = place
         state = message.get("gameStateMessage")
         if message.get("type") != "GREMessageType_GameStateMessage" or not isinstance(state, dict):
             return
@@ -229,7 +232,7 @@ class _Importer:
         from_zone = self.zone_name(source[0]) if source else None
         to_zone = self.zone_name(target[0]) if target else None
         if from_zone is None or to_zone is None:
-            self.skipped += 1
+            self.skipped.append(self.place)
             return
         out: dict[str, Any] = {"type": "move", "object": str(old)}
         if new != old:
@@ -273,7 +276,7 @@ class _Importer:
             elif cards[len(cards) - len(old):][::-1] == old:
                 self.add(place, {"type": "reorder", "zone": library, "end": "bottom", "count": len(old)})
             else:
-                self.skipped += 1
+                self.skipped.append(self.place)
             return
 
     def on_scry(self, place: str, note: Mapping[str, Any], handled: set[int]) -> None:
@@ -315,7 +318,7 @@ class _Importer:
         number = obj.get("zoneId") if obj else self.zone.get(iid)
         zone = self.zone_name(number) if isinstance(number, int) else None
         if zone is None or zone.startswith("library:"):
-            self.skipped += 1
+            self.skipped.append(self.place)
             return
         out: dict[str, Any] = {"type": "mention", "object": str(iid), "zone": zone}
         self.facts(out, iid, obj)
@@ -385,13 +388,13 @@ class _Importer:
             self.add(place, {"type": "reorder", "zone": library, "end": "bottom", "count": count,
                              "order": order})
         else:
-            self.skipped += 1
+            self.skipped.append(self.place)
 
     def on_deleted(self, place: str, iid: int) -> None:
         number = self.zone.get(iid)
         zone = self.zone_name(number) if number is not None else None
         if zone is None or zone.startswith("library:"):
-            self.skipped += 1
+            self.skipped.append(self.place)
             return
         out: dict[str, Any] = {"type": "vanish", "object": str(iid), "zone": zone}
         if self.kind.get(iid, "card") != "card":

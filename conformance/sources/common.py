@@ -65,11 +65,14 @@ class Imported:
     """A log read as a writer request for one player.
 
     `places[j]` is where the log shows observation j of `request`; `notes[j]` says what the
-    importer inferred for it and why (None: the log shows it as written)."""
+    importer inferred for it and why (None: the log shows it as written). `skipped` holds the
+    places the importer passed over, not understanding them."""
 
     request: Mapping[str, Any]
     places: tuple[str, ...]
     notes: tuple[str | None, ...] = field(default=())
+    #: The places of what the importer did not understand and passed over.
+    skipped: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         count = len(self.request["observations"])

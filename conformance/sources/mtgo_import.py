@@ -22,7 +22,7 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cardid_conformance.sources.common import Imported, LogError
@@ -169,24 +169,9 @@ class Reference:
     token: bool
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Reading:
-    """A log read for one player: the request, and the lines (1-based) skipped as not
-    understood."""
-
-    imported: Imported
-    skipped: tuple[int, ...] = field(default=())
-
-
-def import_log(
-    text: str, perspective: str, sidecar: Mapping[str, Any] | None = None
-) -> Imported:
-    """The writer request an MTGO game log poses for `perspective` (see `read_log`)."""
-    return read_log(text, perspective, sidecar).imported
-
-
-def read_log(text: str, perspective: str, sidecar: Mapping[str, Any] | None = None) -> Reading:
-    """Read MTGO game-log text as a writer request for `perspective`.
+def import_log(text: str, perspective: str, sidecar: Mapping[str, Any] | None = None) -> Imported:
+    """Read MTGO game-log text as a writer request for `perspective`; the lines passed over as
+    not understood are its `skipped` places.
 
     The players are the sidecar's, else those the text names (rolls, joins, turns) in order of
     first appearance. With a sidecar, `cards` is its card section and a catalogue number it
@@ -215,10 +200,10 @@ def read_log(text: str, perspective: str, sidecar: Mapping[str, Any] | None = No
         "cards": copy.deepcopy(list(sidecar.get("cards", ()))) if sidecar else [],
         "observations": reader.observations,
     }
-    imported = Imported(
-        request=request, places=tuple(reader.places), notes=tuple(reader.notes)
+    return Imported(
+        request=request, places=tuple(reader.places), notes=tuple(reader.notes),
+        skipped=tuple(f"line {number}" for number in reader.skipped),
     )
-    return Reading(imported=imported, skipped=tuple(reader.skipped))
 
 
 _NAMING_LINE = re.compile(
