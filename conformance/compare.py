@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from cardid_conformance import escape
@@ -36,6 +36,9 @@ class Difference:
     message: str
     observation: int | None = None
     context: tuple[str, ...] = ()
+    #: What went wrong, in words shared by every difference of that kind, so that failures
+    #: with one root cause group together ("split at a move hand -> stack").
+    cause: str = ""
 
 
 #: Fields `describe` renders in its own way, or that are the case's and not the request's.
@@ -105,9 +108,9 @@ def compare_writer(case: Case, result: Mapping[str, Any]) -> list[Difference]:
     if shape:
         return shape
     divergence = _match_ids(case, expectation, assignments)
-    if isinstance(divergence, Difference):
-        return [divergence]
     entries = {entry["id"]: entry for entry in result["card_table"]}
+    if isinstance(divergence, Difference):
+        return [divergence, *_after_divergence(case, expectation, assignments, entries)]
     differences = []
     for label, expected in expectation.instances.items():
         entry = entries[divergence[label]]
@@ -115,6 +118,32 @@ def compare_writer(case: Case, result: Mapping[str, Any]) -> list[Difference]:
             actual = CardEntry.from_dict(entry)
             differences.extend(_compare_entry(case, label, expected, actual, with_reveal=True))
     return differences
+
+
+def _after_divergence(
+    case: Case,
+    expectation: WriterExpectation,
+    assignments: Sequence[str | None],
+    entries: Mapping[str, Mapping[str, Any]],
+) -> list[Difference]:
+    """The rest of the answer, judged after the IDs diverged: each expected instance's name,
+    printing, source IDs, owner and kind, in the entry of the ID its first observation got,
+    where no other instance's first observation got that ID too (a merged entry says nothing
+    about either card). revealed_at is left out: it counts observations of an ID that split."""
+    firsts: dict[str, str] = {}
+    for label, actual in zip(expectation.labels, assignments, strict=True):
+        if label is not None and actual is not None:
+            firsts.setdefault(label, actual)
+    shared = Counter(firsts.values())
+    out = []
+    for label, expected in expectation.instances.items():
+        actual_id = firsts.get(label)
+        if actual_id is None or shared[actual_id] > 1 or actual_id not in entries:
+            continue
+        entry = entries[actual_id]
+        if not _plainly_right(replace(expected, revealed_at=entry.get("revealed_at")), entry):
+            out.extend(_compare_entry(case, label, expected, CardEntry.from_dict(entry), with_reveal=False))
+    return out
 
 
 def _plainly_right(expected: CardEntry, entry: Mapping[str, Any]) -> bool:
@@ -221,7 +250,7 @@ def _match_ids(
                     f"split: expected instance {label!r} (ID {known!r} so far) was given a new "
                     f"ID {actual!r}; it should have been kept"
                 )
-            return _divergence(case, index, what, _keep_rule(case, index))
+            return _divergence(case, index, what, _keep_rule(case, index), what.split(":")[0])
         owner = to_label.get(actual)
         if owner is not None and owner != label:
             if last[owner] < index and first[label] == index:
@@ -231,6 +260,7 @@ def _match_ids(
                     "that ID should have ended"
                 )
                 rule = _ending_rule(case, last[owner], index)
+                word = "reused"
             else:
                 what = (
                     f"merged: expected instances {owner!r} and {label!r} are two instances, "
@@ -240,7 +270,8 @@ def _match_ids(
                     expectation.instances[label].source_ids
                 )
                 rule = "SRC-2" if shared else "ID-7"
-            return _divergence(case, index, what, rule)
+                word = "merged"
+            return _divergence(case, index, what, rule, word)
         to_actual[label] = actual
         to_label[actual] = label
         last_seen[label] = index
@@ -288,7 +319,7 @@ def _ending_rule(case: Case, last_seen: int, index: int) -> str:
     return "ID-7"
 
 
-def _divergence(case: Case, index: int, what: str, derived: str) -> Difference:
+def _divergence(case: Case, index: int, what: str, derived: str, word: str) -> Difference:
     """A divergence cites the case's identity-rule hint for the observation, else the derived rule."""
     expectation = case.expectation
     assert isinstance(expectation, WriterExpectation)
@@ -299,7 +330,20 @@ def _divergence(case: Case, index: int, what: str, derived: str) -> Difference:
         message=f"observation #{index} ({describe(case.observations[index])}): {what}",
         observation=index,
         context=_window(case.observations, index),
+        cause=f"ID {word} at {_shape(case, case.observations[index])}",
     )
+
+
+def _shape(case: Case, observation: Mapping[str, Any]) -> str:
+    """What kind of observation it is, in the words a root cause is grouped by: its type, and
+    for a move whether the source linked a new handle (`a move linking a new handle`). Zones
+    are left to the message: one bug splits IDs at every zone change alike."""
+    kind = observation["type"]
+    if kind == "move":
+        if "object" not in observation:
+            return "a move showing no handle"
+        return "a move linking a new handle" if "new_object" in observation else "a move keeping its handle"
+    return f"a {kind}"
 
 
 def answered_inconsistent(case: Case) -> Difference:
@@ -313,6 +357,7 @@ def answered_inconsistent(case: Case) -> Difference:
         f"({describe(case.observations[index])}) and must be rejected",
         observation=index,
         context=_window(case.observations, index),
+        cause=f"answered a request inconsistent at {_shape(case, case.observations[index])}",
     )
 
 
@@ -365,16 +410,16 @@ def _compare_entry(
     want_name, got_name = normalize_name(expected.name), normalize_name(actual.name)
     if want_name != got_name:
         if want_name is None and case.role == "writer":
-            rule = "VIS-1"
+            rule, cause = "VIS-1", "name recorded that was never shown"
             what = f"name {_text(got_name, '')} recorded, but the source never showed it"
         else:
-            rule = _name_rule(case, expected)
+            rule, cause = _name_rule(case, expected), "name differs" if got_name else "name missing"
             what = f"name {_text(got_name, 'none')}, expected {_text(want_name, 'none')}"
-        out.append(Difference(rule=rule, message=f"{where}: {what}"))
+        out.append(Difference(rule=rule, message=f"{where}: {what}", cause=cause))
     elif case.role == "writer" and actual.name != got_name:  # the right name, not in NFC
         # Escaped: the two forms look the same when printed.
         what = f"name {actual.name!a} is not in Unicode NFC ({got_name!a}), as names are recorded"
-        out.append(Difference(rule="NAME-6", message=f"{where}: {what}"))
+        out.append(Difference(rule="NAME-6", message=f"{where}: {what}", cause="name not in NFC"))
     want_print, got_print = normalize_printing(expected.printing), normalize_printing(actual.printing)
     if want_print != got_print:
         if case.role == "reader":
@@ -385,10 +430,13 @@ def _compare_entry(
             rule = "PRINT-1"
         else:
             rule = "PRINT-2"
+        cause = "printing missing" if got_print is None else (
+            "printing never shown" if want_print is None else "printing differs")
         out.append(
             Difference(
                 rule=rule,
                 message=f"{where}: printing {_show(actual.printing)}, expected {_show(expected.printing)}",
+                cause=cause,
             )
         )
     if case.role == "reader":
@@ -399,6 +447,7 @@ def _compare_entry(
                     rule="TXT-3" if unregistered else "TXT-1",
                     message=f"{where}: source IDs {list(actual.source_ids)}, expected "
                     f"{list(expected.source_ids)}",
+                    cause="source IDs differ",
                 )
             )
     else:
@@ -409,6 +458,7 @@ def _compare_entry(
                     rule="SRC-1",
                     message=f"{where}: source IDs {extra} were not shown by the source "
                     f"(allowed: any of {list(expected.source_ids)})",
+                    cause="source IDs never shown",
                 )
             )
     if expected.owner != actual.owner:
@@ -417,12 +467,14 @@ def _compare_entry(
                 rule="TXT-1" if case.role == "reader" else "OWN-1",
                 message=f"{where}: owner {_text(actual.owner, '')}, expected "
                 f"{_text(expected.owner, '')}",
+                cause="owner differs",
             )
         )
     if expected.kind != actual.kind:
         rule = "TXT-1" if case.role == "reader" else _kind_rule(case, expected)
         out.append(
-            Difference(rule=rule, message=f"{where}: kind {actual.kind!r}, expected {expected.kind!r}")
+            Difference(rule=rule, message=f"{where}: kind {actual.kind!r}, expected {expected.kind!r}",
+                       cause=f"a {expected.kind} recorded as a {actual.kind}")
         )
     if with_reveal and expected.revealed_at != actual.revealed_at:
         out.append(
@@ -430,6 +482,7 @@ def _compare_entry(
                 rule="VIS-2",
                 message=f"{where}: revealed_at {actual.revealed_at}, expected {expected.revealed_at}",
                 observation=expected.revealed_at,
+                cause="revealed_at differs",
             )
         )
     return out

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from cardid_conformance import escape
 from cardid_conformance.cases import Case
+from cardid_conformance.causes import root_causes
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,
@@ -26,6 +27,8 @@ from cardid_conformance.outcome import (
 from cardid_conformance.report import RunInfo, failure_level, run_verdict, summary
 from cardid_conformance.spec import Level, Spec
 
+#: How many root causes the summary lists, largest first.
+ROOT_CAUSES_SHOWN = 8
 #: How many of the last lines of an implementation's standard error a failure shows (a Node.js
 #: or Java stack trace puts the exception's name well above its last line).
 STDERR_LINES = 20
@@ -152,6 +155,12 @@ def summary_lines(
         )
         + f" ({counts['total']} cases)"
     ]
+    causes = root_causes(outcomes)
+    if len(causes) > 1 or (causes and len(causes[0].cases) > 1):
+        lines.append("failures by root cause (each case's first difference):")
+        lines += [f"  {cause.text()}" for cause in causes[:ROOT_CAUSES_SHOWN]]
+        if len(causes) > ROOT_CAUSES_SHOWN:
+            lines.append(f"  ... and {len(causes) - ROOT_CAUSES_SHOWN} more (the JSON report has every difference)")
     table: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for outcome in outcomes:
         case = cases.get(outcome.case_id)

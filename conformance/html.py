@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance.cases import Case
+from cardid_conformance.causes import root_causes
 from cardid_conformance.escape import html_block, html_line
+from cardid_conformance.report import outcomes_from_json
 from cardid_conformance.rulereport import FAMILY_COLUMNS, RULE_STATUSES, family_matrix, rule_results
 from cardid_conformance.spec import Spec
 
@@ -189,6 +191,7 @@ def to_html(
         *_identity(report, roles, environment),
         *_counts(report),
         *_matrix(results, spec),
+        *_root_causes(report),
         *_not_passed(results, cases, spec, suite_root),
         *_not_run(results, "skipped", "Skipped"),
         *_not_run(results, "not-applicable", "Not applicable"),
@@ -306,6 +309,27 @@ def _matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
         "broke (as a MUST failure when one of them is MUST, else as a SHOULD warning); any other "
         "case counts under the families of the rules it cites. A case may count in several rows.</p>"
     )
+
+
+#: How many of a root cause's cases its row names.
+CASES_SHOWN = 12
+
+
+def _root_causes(report: Mapping[str, Any]) -> Iterator[str]:
+    """The failed cases grouped by what their first difference says went wrong."""
+    causes = root_causes(list(outcomes_from_json(report).values()))
+    if not causes:
+        return
+    yield '<h2 id="causes">Failures by root cause</h2>'
+    yield "<table><thead><tr><th>cases</th><th>first difference</th><th>rules named</th><th>cases</th></tr></thead><tbody>"
+    for cause in causes:
+        shown = ", ".join(html_line(case) for case in cause.cases[:CASES_SHOWN])
+        more = f" and {len(cause.cases) - CASES_SHOWN} more" if len(cause.cases) > CASES_SHOWN else ""
+        yield (
+            f"<tr><td>{len(cause.cases)}</td><td>{html_line(cause.cause)}</td>"
+            f"<td>{html_line(', '.join(cause.rules))}</td><td class=\"mono\">{shown}{more}</td></tr>"
+        )
+    yield "</tbody></table>"
 
 
 def _not_passed(

@@ -31,7 +31,8 @@ def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
             why = f": {message}" if message else ""
             return _failed(
                 case,
-                [Difference(rule=rule, message=f"rejected a valid request as invalid input{why}")],
+                [Difference(rule=rule, message=f"rejected a valid request as invalid input{why}",
+                            cause="a valid request rejected")],
                 spec,
                 seconds,
             )
@@ -47,6 +48,7 @@ def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
             difference = Difference(
                 rule="TXT-2",
                 message=f"answered, but the text is invalid and must be rejected: {shown}",
+                cause="invalid text answered",
             )
         else:
             difference = answered_inconsistent(case)

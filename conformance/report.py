@@ -350,6 +350,7 @@ def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
                         "message": d.message,
                         "observation": d.observation,
                         "context": list(d.context),
+                        **({"cause": d.cause} if d.cause else {}),
                     }
                     for d, lv in zip(differences, levels, strict=True)
                 ],
@@ -384,6 +385,7 @@ def outcomes_from_json(data: Mapping[str, Any]) -> dict[str, Outcome]:
                         message=d["message"],
                         observation=d.get("observation"),
                         context=tuple(d.get("context", ())),
+                        cause=d.get("cause", ""),
                     )
                     for d in result["differences"]
                 )

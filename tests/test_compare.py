@@ -224,3 +224,49 @@ def test_a_context_line_shows_every_field_a_rule_reads(observation: dict[str, An
     """Context lines hold every field of the observation (a LIB-6 bug needs `order`, a LIB-5 one
     the size), and none of the case's own (`expect`, `rule`)."""
     assert describe(observation) == shown
+
+
+def test_after_an_id_split_the_rest_of_the_answer_is_still_judged(make_case: Callable[..., Case]) -> None:
+    """The split is the headline; the other instance's wrong owner and the split instance's
+    missing printing are judged all the same, each where its first observation points."""
+    answer = _answer(assignments=[None, "c1", "c1", "c3", "c3", None, "c2"])
+    answer["card_table"].append({**answer["card_table"][0], "id": "c3"})
+    answer["card_table"][0]["printing"] = None
+    answer["card_table"][1]["owner"] = "P2"
+    differences = compare_writer(make_case(), answer)
+    assert [d.rule for d in differences] == ["ID-3", "PRINT-1", "OWN-1"]
+    assert differences[0].cause == "ID split at a move keeping its handle"
+    assert [d.cause for d in differences[1:]] == ["printing missing", "owner differs"]
+
+
+def test_after_a_merge_the_merged_entry_is_not_judged_for_either_card(make_case: Callable[..., Case]) -> None:
+    """Two instances given one ID from their first observations: the one entry says nothing
+    about which card is which, so only the merge is reported."""
+    answer = _answer(assignments=[None, "c1", "c1", "c1", "c1", None, "c1"])
+    answer["card_table"] = answer["card_table"][:1]
+    answer["card_table"][0]["owner"] = "P2"
+    differences = compare_writer(make_case(), answer)
+    assert len(differences) == 1
+
+
+def test_root_causes_group_first_differences_by_cause(make_case: Callable[..., Case]) -> None:
+    from cardid_conformance.causes import root_causes
+    from cardid_conformance.compare import Difference
+    from cardid_conformance.outcome import Failed, Passed
+    from cardid_conformance.spec import Level
+
+    def failed(case_id: str, rule: str, cause: str) -> Failed:
+        return Failed(case_id=case_id, levels=(Level.MUST,),
+                      differences=(Difference(rule=rule, message=f"{case_id} differs", cause=cause),))
+
+    groups = root_causes([
+        failed("a", "ID-3", "ID split at a move linking a new handle"),
+        Passed(case_id="b"),
+        failed("c", "ID-5", "ID split at a move linking a new handle"),
+        failed("d", "ID-3", "ID split at a move linking a new handle"),
+        failed("e", "OWN-1", "owner differs"),
+    ])
+    assert [group.text() for group in groups] == [
+        "3 case(s): ID split at a move linking a new handle (ID-3, ID-5)",
+        "1 case(s): owner differs (OWN-1)",
+    ]
