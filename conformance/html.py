@@ -247,6 +247,8 @@ def _identity(
         ("roles", _or_dash(", ".join(roles)) if roles else "&mdash; (no handshake)"),
         ("mode", _or_dash(impl.get("mode"))),
         ("command", f"<code>{html_line(str(impl['command']))}</code>"),
+        *([("source", html_line(f"{impl['source']} logs (cases they cannot express are not applicable)"))]
+          if impl.get("source") else []),
         *([("certified" if verdict.get("conforming") else "tested", _or_dash(", ".join(certified)))]
           if certified is not None else []),
         *([("not tested", _or_dash(", ".join(untested)))] if untested else []),
