@@ -12,7 +12,8 @@ What the answer holds, and from whom:
   observation leaves the object with (its `new_object`, else its `object`); an instanceId the
   parser holds in no object is an object of its own;
 - kind and owner: the parser's, for each object (an object it gives no owner is the
-  perspective player's);
+  perspective player's). An instanceId the parser keeps no record of is a card (it kept no
+  token or copy there) with the owner the log shows (it made no claim to get wrong);
 - name, printing, source IDs and revealed_at: not the parser's. They are what the log's
   descriptions give the object's first observation, as a client's card database resolves
   grpIds (the bundled reference's entry there). A log parser keeps grpIds and is judged on
@@ -70,7 +71,8 @@ class ParsedObject:
     kind: str = "card"
     #: The log line the object begins at: an instanceId may name several objects over a log
     #: (a token that ceased to exist, and the card Arena shows under the same number later),
-    #: each from its own line on.
+    #: each from its own line on. It only tells such objects apart: an instanceId one object
+    #: holds is that object's at every line.
     first_line: int = 0
 
 
@@ -144,15 +146,17 @@ def answer(request: Mapping[str, Any], parse: Parse) -> dict[str, Any]:
         shown = imported.request["observations"][found[0]]
         iid = int(shown.get("new_object", shown["object"]))
         line = int(imported.places[found[0]].split()[1].rstrip(","))
-        starts = [start for start in holders.get(iid, {}) if start <= line]
-        held = holders[iid][max(starts)] if starts else None
+        held = _holder(holders.get(iid, {}), line)
         key = f"o{held}" if held is not None else f"untracked-{iid}"
         if key not in entries:
-            obj = parsed[held] if held is not None else ParsedObject(instance_ids=(iid,))
-            entries[key] = {
-                **described[found[0]], "id": f"c{len(entries) + 1}", "kind": obj.kind,
-                "owner": seats.get(obj.owner_seat or 0, request["perspective"]),
-            }
+            logged = dict(described[found[0]])
+            shown_owner = logged.pop("owner")
+            if held is None:  # no object of the parser's: a card it keeps no record of
+                kind, owner = "card", shown_owner
+            else:
+                obj = parsed[held]
+                kind, owner = obj.kind, seats.get(obj.owner_seat or 0, request["perspective"])
+            entries[key] = {**logged, "id": f"c{len(entries) + 1}", "kind": kind, "owner": owner}
         assignments.append(entries[key]["id"])
     table = []
     for entry in entries.values():
@@ -162,13 +166,23 @@ def answer(request: Mapping[str, Any], parse: Parse) -> dict[str, Any]:
     return {"card_table": table, "assignments": assignments}
 
 
+def _holder(starts: Mapping[int, int], line: int) -> int | None:
+    """The object holding an instanceId at a log line: the only one that holds it, else the
+    one that began last at or before the line (the earliest, before any began)."""
+    if len(starts) <= 1:
+        return next(iter(starts.values()), None)
+    before = [start for start in starts if start <= line]
+    return starts[max(before) if before else min(starts)]
+
+
 def _described(request: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """For each observation of the imported request, the name, printing, source IDs and
-    revealed_at the log's descriptions give the card there: the bundled reference's entry for
-    it. A log parser is not judged on these (it keeps grpIds; a card database names them)."""
+    """For each observation of the imported request, the name, printing, source IDs,
+    revealed_at and owner the log gives the card there: the bundled reference's entry for it.
+    A log parser is not judged on the first four (it keeps grpIds; a card database names them);
+    the owner stands in only for an object the parser keeps no record of."""
     result = write(request)
     entries = {entry["id"]: entry for entry in result["card_table"]}
-    fields = ("name", "printing", "source_ids", "revealed_at")
+    fields = ("name", "printing", "source_ids", "revealed_at", "owner")
     return [
         {} if ident is None else {key: entries[ident][key] for key in fields}
         for ident in result["assignments"]

@@ -22,7 +22,7 @@ from tests.conftest import ROOT
 
 WORKFLOW = ROOT / "docs" / "github-actions.yml"
 #: The README and the pages it sends a reader to for the commands.
-DOCUMENTS = ("README.md", "docs/running.md", "docs/cases.md")
+DOCUMENTS = ("README.md", "docs/running.md", "docs/cases.md", "docs/real-parsers.md")
 
 
 def _steps() -> list[dict[str, Any]]:
@@ -117,7 +117,7 @@ def test_readme_quick_start_has_exactly_two_commands_and_ci_runs_the_second() ->
 
 @pytest.mark.parametrize("command", ["doctor", "certify", "verify-certificate", "rules", "new", "shrink",
                                      "known-failures", "run", "list", "lint", "reference", "mutants",
-                                     "coverage"])
+                                     "coverage", "render", "import", "adapter"])
 def test_every_command_is_documented_and_has_help_with_exit_codes(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

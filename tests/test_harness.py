@@ -137,3 +137,13 @@ def test_a_failing_parser_errs_naming_why(tmp_path: Path) -> None:
     assert code == Exit.FAILED
     assert result["status"] == "errored"
     assert "the parser exited with status 4: boom" in result["message"]
+
+
+def test_the_formats_table_of_the_docs_is_current() -> None:
+    """docs/real-parsers.md's table of what each format can express is generated; a change to
+    a renderer or to the corpus that leaves it stale fails here."""
+    spec = importlib.util.spec_from_file_location("results", ROOT / "examples" / "real-parsers" / "results.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.main(["--check"]) == 0
