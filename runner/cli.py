@@ -33,6 +33,7 @@ from cardid_runner import (
     certify,
     coverage,
     doctor,
+    fuzz,
     harness,
     knownfile,
     logs,
@@ -209,7 +210,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     certify.add_parsers(commands)
     doctor.add_parser(commands)
-    for command in (rules, mutants, coverage, newcase, shrink, knownfile, logs, harness):
+    for command in (rules, mutants, coverage, newcase, shrink, knownfile, logs, harness, fuzz):
         command.add_parser(commands)
     return parser
 

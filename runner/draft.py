@@ -12,7 +12,6 @@ case is checked as the loader checks any case, then written with a `# REVIEW:` c
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import unicodedata
@@ -28,8 +27,9 @@ from cardid_conformance.errors import CardidError, CaseError, UsageError
 from cardid_conformance.lint import NEEDS_REVIEW
 from cardid_conformance.spec import Spec
 from cardid_runner import caseyaml, execute
-from cardid_runner.adapter import Adapter, Hello, Launcher, Request
+from cardid_runner.adapter import Launcher
 from cardid_runner.outputs import OutputError, write_atomically
+from cardid_runner.session import Session
 
 #: A case ID, as schema/case.schema.json's `id` allows (a test keeps the two equal).
 CASE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -102,44 +102,12 @@ def modeline(path: Path) -> str:
     return f"yaml-language-server: $schema={shown}"
 
 
-class Reference:
-    """The bundled reference implementation, asked through the adapter contract: one
-    persistent process for every request (one process per request if the handshake fails)."""
+class Reference(Session):
+    """The bundled reference implementation, asked through the adapter contract like any
+    implementation (runner/session.py)."""
 
     def __init__(self, launcher: Launcher | None = None, *, timeout: float = execute.DEFAULT_TIMEOUT) -> None:
-        self._options = execute.Options(argv=execute.REFERENCE_ARGV, timeout=timeout)
-        self._launcher = launcher or self._options.launcher()
-        self._adapter: Adapter | None = None
-        self.hello: Hello | None = None
-        self._asked = 0
-
-    def ask(self, request: Mapping[str, Any]) -> Answer:
-        """The reference's answer to one request (`role` in it says which)."""
-        if self._adapter is None:
-            session = self._launcher.persistent()
-            started = session.start()
-            if isinstance(started, Hello):
-                self._adapter, self.hello = session, started
-            else:
-                session.close()
-                self._adapter = self._launcher.per_case()
-        self._asked += 1
-        # ASCII with escapes: a lone surrogate in a saved request reaches the reference, which
-        # rejects it, instead of failing to encode here.
-        payload = json.dumps(request, separators=(",", ":")).encode()
-        return self._adapter.run(
-            Request(tag=f"draft-{self._asked}", role=request["role"], payload=payload, timeout=self._options.timeout)
-        )
-
-    @property
-    def name(self) -> str:
-        """The reference as its handshake names it."""
-        return f"{self.hello.name} {self.hello.version}" if self.hello else "the bundled reference"
-
-    def close(self) -> None:
-        if self._adapter is not None:
-            self._adapter.close()
-            self._adapter = None
+        super().__init__(execute.REFERENCE_ARGV, launcher, timeout=timeout, unnamed="the bundled reference")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

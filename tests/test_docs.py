@@ -117,7 +117,7 @@ def test_readme_quick_start_has_exactly_two_commands_and_ci_runs_the_second() ->
 
 @pytest.mark.parametrize("command", ["doctor", "certify", "verify-certificate", "rules", "new", "shrink",
                                      "known-failures", "run", "list", "lint", "reference", "mutants",
-                                     "coverage", "render", "import", "adapter"])
+                                     "coverage", "render", "import", "adapter", "fuzz"])
 def test_every_command_is_documented_and_has_help_with_exit_codes(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,223 @@
+"""Generated games whose truth is known: the suite's own inputs, with a ground truth no
+implementation's code decides (issue "Generated games").
+
+So far, games of one library (`library_game`): cards drawn, put back at every kind of position
+(top, Nth from the top, bottom, Nth from the bottom, unknown), taken and looked at from either
+end, reordered in known and unknown orders, shuffled, searched, scried, mulliganed, tokens put
+into it, its size shown or not, in libraries of zero to a few cards, where a position counted
+from one end reaches the other (CR 401.7). The game is played knowing where every physical card
+is; the request holds only what the perspective player saw; `truth` names the physical card
+each observation refers to. The oracle so far is the soundness half of decision 0002 item 4:
+no instance ID is given to two physical cards (`shared_ids`). The same seed always gives the
+same game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+LIBRARY = "library:P1"
+HAND = "hand:P1"
+
+
+class Game:
+    """One library (top first) and a hand, as they really are, and the request P1 sees."""
+
+    def __init__(self, rng: random.Random, size: int) -> None:
+        self.rng = rng
+        self.library: list[int] = list(range(size))  # physical cards, index 0 is the top
+        self.hand: dict[str, int] = {}  # handle -> physical card
+        self.next_card = size
+        self.next_handle = 0
+        self.observations: list[dict[str, Any]] = []
+        self.truth: list[int | None] = []  # the physical card each observation refers to
+
+    def handle(self) -> str:
+        self.next_handle += 1
+        return f"h{self.next_handle}"
+
+    def observe(self, observation: dict[str, Any], card: int | None) -> None:
+        self.observations.append(observation)
+        self.truth.append(card)
+
+    def position(self, counted: int) -> Any:
+        return {1: "top", -1: "bottom"}.get(counted, counted) if self.rng.random() < 0.5 else counted
+
+    def existing(self) -> int:
+        """A position that exists now: N from the top or -N from the bottom."""
+        n = self.rng.randint(1, len(self.library))
+        return n if self.rng.random() < 0.5 else -n
+
+    def index(self, counted: int) -> int:
+        return counted - 1 if counted > 0 else len(self.library) + counted
+
+    def step(self) -> None:
+        choices = ["put", "size", "shuffle", "new", "unseen_put", "token", "mulligan"]
+        if self.library:
+            choices += ["take", "take", "reveal", "reorder", "search", "unseen_take", "scry"]
+        if self.hand:
+            choices += ["put", "put", "put_unknown"]
+        getattr(self, f"do_{self.rng.choice(choices)}")()
+
+    def do_new(self) -> None:
+        """A card of P1's comes into view in P1's hand (from outside the library)."""
+        card, handle = self.next_card, self.handle()
+        self.next_card += 1
+        self.hand[handle] = card
+        self.observe({"type": "mention", "object": handle, "zone": HAND}, card)
+
+    def do_take(self) -> None:
+        counted = self.existing()
+        card = self.library.pop(self.index(counted))
+        handle = self.handle()
+        self.hand[handle] = card
+        self.observe({"type": "move", "object": handle, "from": LIBRARY, "to": HAND,
+                      "from_position": self.position(counted)}, card)
+
+    def do_token(self) -> None:
+        """A token is created and put into the library, where it ceases to exist (TOK-4)."""
+        handle = self.handle()
+        self.next_card += 1
+        token = self.next_card  # a physical object of its own, never in the library
+        self.observe({"type": "create_token", "object": handle, "owner": "P1",
+                      "card": {"name": "Zombie"}}, token)
+        n = self.rng.randint(1, 3)
+        self.observe({"type": "move", "object": handle, "from": "battlefield", "to": LIBRARY,
+                      "position": self.position(n if self.rng.random() < 0.5 else -1)}, token)
+
+    def do_mulligan(self) -> None:
+        """The hand is shuffled into the library (CR 103.5), its handles listed or not."""
+        observation: dict[str, Any] = {"type": "mulligan", "player": "P1"}
+        if self.hand and self.rng.random() < 0.5:
+            observation["objects"] = sorted(self.hand)
+        self.library += self.hand.values()
+        self.hand.clear()
+        self.rng.shuffle(self.library)
+        self.observe(observation, None)
+
+    def do_unseen_take(self) -> None:
+        """A card leaves with no handle shown (LIB-8): MTGO's "draws a card"."""
+        counted = self.existing()
+        self.library.pop(self.index(counted))
+        self.observe({"type": "move", "from": LIBRARY, "to": HAND,
+                      "from_position": self.position(counted)}, None)
+
+    def do_unseen_put(self) -> None:
+        """A card of P1's, never shown, is put at the top or bottom with no handle (LIB-8)."""
+        card = self.next_card
+        self.next_card += 1
+        counted = self.rng.choice([1, -1])
+        self.library.insert(0 if counted > 0 else len(self.library), card)
+        self.observe({"type": "move", "from": HAND, "to": LIBRARY,
+                      "position": self.position(counted)}, None)
+
+    def do_scry(self) -> None:
+        """The top card is looked at and put on the bottom, with or without its handle."""
+        card = self.library.pop(0)
+        self.library.append(card)
+        observation = {"type": "move", "from": LIBRARY, "to": LIBRARY, "from_position": "top",
+                       "position": "bottom"}
+        if self.rng.random() < 0.5:
+            self.observe({**observation, "object": self.handle(),
+                          "card": {"name": f"Card {card}"}}, card)
+        else:
+            self.observe(observation, None)
+
+    def do_search(self) -> None:
+        card = self.library.pop(self.rng.randrange(len(self.library)))
+        handle = self.handle()
+        self.hand[handle] = card
+        self.observe({"type": "move", "object": handle, "from": LIBRARY, "to": HAND}, card)
+
+    def do_reveal(self) -> None:
+        counted = self.existing()
+        card = self.library[self.index(counted)]
+        self.observe({"type": "reveal", "object": self.handle(), "zone": LIBRARY,
+                      "position": self.position(counted), "card": {"name": f"Card {card}"}}, card)
+
+    def do_put(self) -> None:
+        if not self.hand:
+            self.do_new()
+        handle = self.rng.choice(sorted(self.hand))
+        card = self.hand.pop(handle)
+        n = self.rng.randint(1, 4)
+        # Nth from the bottom exists only down to one past the top card (REQ-5); Nth from the
+        # top of fewer than N - 1 cards is the bottom (CR 401.7).
+        counted = n if self.rng.random() < 0.5 else -min(n, len(self.library) + 1)
+        if counted > 0:
+            self.library.insert(min(counted - 1, len(self.library)), card)
+        else:
+            self.library.insert(max(len(self.library) + counted + 1, 0), card)
+        self.observe({"type": "move", "object": handle, "from": HAND, "to": LIBRARY,
+                      "position": self.position(counted)}, card)
+
+    def do_put_unknown(self) -> None:
+        handle = self.rng.choice(sorted(self.hand))
+        card = self.hand.pop(handle)
+        self.library.insert(self.rng.randint(0, len(self.library)), card)
+        self.observe({"type": "move", "object": handle, "from": HAND, "to": LIBRARY}, card)
+
+    def do_reorder(self) -> None:
+        count = self.rng.randint(1, len(self.library))
+        end = self.rng.choice(["top", "bottom"])
+        order = list(range(1, count + 1))
+        self.rng.shuffle(order)
+        old = self.library[:count] if end == "top" else self.library[::-1][:count]
+        new = [old[k - 1] for k in order]
+        if end == "top":
+            self.library[:count] = new
+        else:
+            self.library[len(self.library) - count:] = new[::-1]
+        observation: dict[str, Any] = {"type": "reorder", "zone": LIBRARY, "end": end, "count": count}
+        if self.rng.random() < 0.6:
+            observation["order"] = order
+        self.observe(observation, None)
+
+    def do_size(self) -> None:
+        self.observe({"type": "library_size", "zone": LIBRARY, "size": len(self.library)}, None)
+
+    def do_shuffle(self) -> None:
+        self.rng.shuffle(self.library)
+        self.observe({"type": "shuffle", "zone": LIBRARY}, None)
+
+    def request(self) -> dict[str, Any]:
+        return {"role": "writer", "perspective": "P1", "players": ["P1", "P2"],
+                "source": {"name": "generated", "hidden_tracking": True}, "cards": [],
+                "observations": [{"type": "game_start", "game": 1}, *self.observations]}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Generated:
+    """One generated game: its seed, the writer request, and the physical card each of the
+    request's observations refers to (None where it refers to none)."""
+
+    seed: int
+    request: dict[str, Any]
+    truth: tuple[int | None, ...]
+
+
+def play(seed: int, size: int, steps: int) -> Game:
+    """The game of `steps` events in a library of `size` cards that `seed` gives."""
+    game = Game(random.Random(seed), size)
+    for _ in range(steps):
+        game.step()
+    return game
+
+
+def library_game(seed: int) -> Generated:
+    """Seed N's game: a library of N mod 8 cards, 5 + N mod 40 events."""
+    game = play(seed, seed % 8, 5 + seed % 40)
+    return Generated(seed=seed, request=game.request(), truth=(None, *game.truth))
+
+
+def shared_ids(truth: Sequence[int | None], assignments: Sequence[str | None]) -> dict[str, set[int]]:
+    """The instance IDs an answer gives to more than one physical card."""
+    cards: defaultdict[str, set[int]] = defaultdict(set)
+    for iid, card in zip(assignments, truth, strict=True):
+        if iid is not None and card is not None:
+            cards[iid].add(card)
+    return {iid: seen for iid, seen in cards.items() if len(seen) > 1}
