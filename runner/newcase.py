@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -230,16 +231,10 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
     new = Metadata(id=args.id, description=meta.description, role=role, level=meta.level,
                    rules=meta.rules, cr=meta.cr, tags=meta.tags)
     path = draft.target(args.id, args.out, suite.CASES_DIR / role)
-    reference = draft.Reference()
-    try:
-        answer = reference.ask(request)
-    finally:
-        reference.close()
-    data = draft.case_data(new, request, answer)
-    draft.checked(path, data, spec)
+    data, reference = _drafted(path, new, request, spec)
     failure = _first_line(folder / "failure.txt")
     comments = [
-        *draft.review_comment(reference.name, "cardid new --from-failure"),
+        *draft.review_comment(reference, "cardid new --from-failure"),
         f"Drafted from the failure of case {meta.id} saved in {folder}"
         + (f": {failure}" if failure else "."),
     ]
@@ -247,7 +242,7 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
     print(escape.visible(
         f"wrote {path}: the request saved in {folder}, and as its expectation {expectation} from "
-        f"{reference.name}, tagged needs-review"
+        f"{reference}, tagged needs-review"
     ))
     print(escape.visible("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;"))
     print(escape.visible(f"  cardid lint --cases {path} says what is left"))
@@ -280,16 +275,10 @@ def _from_log(args: argparse.Namespace, spec: Spec) -> int:
         tags=("from-log", args.format),
     )
     path = draft.target(args.id, args.out, suite.CASES_DIR / "writer")
-    reference = draft.Reference()
-    try:
-        answer = reference.ask(request)
-    finally:
-        reference.close()
-    data = draft.case_data(meta, request, answer)
-    draft.checked(path, data, spec)
+    data, reference = _drafted(path, meta, request, spec)
     comments = [
         f"Fails: {PLACEHOLDER}: name the wrong parser this case catches.",
-        *draft.review_comment(reference.name, "cardid new --from-log"),
+        *draft.review_comment(reference, "cardid new --from-log"),
         f"Drafted from {args.from_log} ({args.format}) for {args.perspective}. Where each "
         "observation comes from in the log:",
         *(f"  {index}: {place}" + ("" if note is None else f" ({note})")
@@ -299,11 +288,24 @@ def _from_log(args: argparse.Namespace, spec: Spec) -> int:
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
     print(escape.visible(
         f"wrote {path}: {count} observations of {args.from_log}, and as its expectation {expectation} "
-        f"from {reference.name}, tagged needs-review"
+        f"from {reference}, tagged needs-review"
     ))
     print(escape.visible("  cut it to the stretch that shows the behaviour, check the expectation against the "
                          "cited rules, then remove the REVIEW lines and the tag"))
     return 0
+
+
+def _drafted(path: Path, meta: Metadata, request: Mapping[str, Any], spec: Spec) -> tuple[dict[str, Any], str]:
+    """The case data `meta` and the bundled reference's answer to `request` make, checked as
+    the loader checks a case, and the reference's name."""
+    reference = draft.Reference()
+    try:
+        answer = reference.ask(request)
+    finally:
+        reference.close()
+    data = draft.case_data(meta, request, answer)
+    draft.checked(path, data, spec)
+    return data, reference.name
 
 
 def _failed_case(folder: Path, spec: Spec) -> Metadata:
