@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -88,21 +88,11 @@ def main(args: argparse.Namespace) -> int:
                 "cardid new: --role and --rule come from the saved failure with --from-failure",
                 hint="leave them out, and edit the new case afterwards",
             )
-        try:
-            return _from_failure(args, spec)
-        except DraftError as exc:
-            for line in exc.render().split("\n"):
-                print(escape.visible(line), file=sys.stderr)
-            return 1
+        return _reported(_from_failure, args, spec)
     if args.from_log is not None:
         if args.format is None or args.perspective is None:
             raise UsageError("cardid new: --from-log needs --format (arena or mtgo) and --perspective")
-        try:
-            return _from_log(args, spec)
-        except DraftError as exc:
-            for line in exc.render().split("\n"):
-                print(escape.visible(line), file=sys.stderr)
-            return 1
+        return _reported(_from_log, args, spec)
     role = args.role or "writer"
     rules = _rules(spec, args.rule)
     path = draft.target(args.id, args.out, suite.CASES_DIR / role)
@@ -122,6 +112,17 @@ _TEMPLATE_COMMENT = [
     "nothing, and ends at the observation that makes it inconsistent (a failure shows that one).",
     "The file name is the case ID, which never changes once published.",
 ]
+
+
+def _reported(draw: Callable[[argparse.Namespace, Spec], int], args: argparse.Namespace, spec: Spec) -> int:
+    """A case drafted from something given (a saved failure, a log); 1 when the reference gave
+    no answer to make its expectation of, said on standard error."""
+    try:
+        return draw(args, spec)
+    except DraftError as exc:
+        for line in exc.render().split("\n"):
+            print(escape.visible(line), file=sys.stderr)
+        return 1
 
 
 def _rules(spec: Spec, wanted: list[str]) -> list[str]:
