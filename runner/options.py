@@ -243,9 +243,20 @@ def add_known_failures(parser: argparse.ArgumentParser) -> None:
                         help="known-failure file for this implementation")
 
 
+#: The source formats a run can be declared for (--source).
+SOURCES = ("arena", "mtgo")
+
+
+def source_format(text: str) -> str:
+    """A source format a run can be declared for."""
+    if text not in SOURCES:
+        raise _refuse(f"takes one of {', '.join(SOURCES)}, not {text!r}")
+    return text
+
+
 def add_source(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--source", choices=["arena", "mtgo"], metavar="FORMAT",
+        "--source", type=source_format, metavar="FORMAT",
         help="judge the implementation as a reader of this source's logs (arena, mtgo): cases the "
              "format cannot express are reported as not applicable, with the reason, and never run",
     )

@@ -30,8 +30,17 @@ from cardid_conformance import console, escape, report, suite
 from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.errors import CaseError, UsageError
 from cardid_conformance.known import KnownFailures, load_known_failures
-from cardid_conformance.outcome import CaseBug, Errored, Failed, Outcome, Passed, Skipped
+from cardid_conformance.outcome import (
+    CaseBug,
+    Errored,
+    Failed,
+    NotApplicable,
+    Outcome,
+    Passed,
+    Skipped,
+)
 from cardid_conformance.selection import Selection
+from cardid_conformance.sources.profile import not_applicable
 from cardid_conformance.spec import Level, load_spec
 from cardid_runner import execute, options
 from cardid_runner.adapter import Hello
@@ -53,6 +62,10 @@ _ONE_VALUE: tuple[tuple[str, str, Callable[[str], Any], dict[str, Any]], ...] = 
     ("--expect", "cardid_known_failures", options.input_file,
      {"metavar": "FILE", "default": None,
       "help": "known-failure file for this implementation, as in `cardid run`"}),
+    ("--cardid-source", "cardid_source", options.source_format,
+     {"metavar": "FORMAT", "default": None,
+      "help": "judge the implementation as a reader of this source's logs (arena, mtgo), as "
+              "`cardid run --source`: cases the format cannot express are skipped as not applicable"}),
     ("--cardid-report-json", "cardid_report_json", options.output_file,
      {"metavar": "PATH", "default": None,
       "help": "write the JSON report of `cardid run --report-json` at the end of the session"}),
@@ -260,6 +273,7 @@ def _run_value(config: pytest.Config) -> Run:
         multiplier=config.getoption("--timeout-multiplier"),
         known_failures=config.stash.get(_KNOWN, None),
         outputs=Outputs(report_json=config.getoption("--cardid-report-json")),
+        source=config.getoption("cardid_source", None),
     )
 
 
@@ -279,7 +293,7 @@ def _conclude(config: pytest.Config) -> Result | None:
     # of the verdict as if it had not been selected.
     crashed = {e["case"]: e["crashed"] for e in recorded_entries if "crashed" in e}
     entries = {entry["case"]: entry for entry in recorded_entries if "crashed" not in entry}
-    modes = {entry.pop("mode", "per-case") for entry in entries.values()}
+    modes = {entry.pop("mode", "per-case") for entry in entries.values() if entry["status"] != "not-applicable"}
     # Each entry names the handshake of the process that ran it (under xdist, a worker's).
     hellos = sorted(
         {(h["name"], h["version"], tuple(h["roles"])) for e in entries.values() if (h := e.pop("hello", None))}
@@ -369,10 +383,16 @@ class CaseItem(pytest.Item):
         self.result_entry: dict[str, Any] | None = None
 
     def runtest(self) -> None:
+        source = self.config.getoption("cardid_source", None)
+        reason = None if source is None else not_applicable(self.case, source)
+        if reason is not None:  # never sent, as in `cardid run --source`
+            if _makes_result(self.config):
+                self.result_entry = _entry(NotApplicable(case_id=self.case.id, reason=reason), self.case)
+            pytest.skip(f"not applicable: {reason}")
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
         if _makes_result(self.config):
-            self.result_entry = _entry(outcome, self.case, case_runner, self.config.stash.get(_HELLO, None))
+            self.result_entry = _entry(outcome, self.case, case_runner.mode, self.config.stash.get(_HELLO, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
         if listed is not None and isinstance(outcome, Failed | Errored):
@@ -395,7 +415,7 @@ class CaseItem(pytest.Item):
         """The pytest line that runs this case again; `--pyargs cardid_conformance` names the
         corpus wherever the suite is installed, in a checkout or not."""
         parts = ["pytest", "--pyargs", "cardid_conformance"]
-        for option in ("--impl", "--cardid-cases"):
+        for option in ("--impl", "--cardid-cases", "--cardid-source"):
             value = self.config.getoption(option)
             if value:
                 parts += [option, str(value)]
@@ -419,14 +439,14 @@ class CaseItem(pytest.Item):
 _spec = functools.cache(load_spec)
 
 
-def _entry(
-    outcome: Outcome, case: Case, case_runner: execute.CaseRunner, hello: Hello | None
-) -> dict[str, Any]:
-    """The outcome as a result entry of the JSON report (plain data, as xdist can send it)."""
+def _entry(outcome: Outcome, case: Case, mode: str | None = None, hello: Hello | None = None) -> dict[str, Any]:
+    """The outcome as a result entry of the JSON report (plain data, as xdist can send it);
+    `mode` is that of the process that ran it (None: no process did)."""
     info = report.RunInfo(command="", spec_version="", cases_dir="")
     data = report.to_json([outcome], {case.id: case}, info, _spec())["results"][0]
     entry: dict[str, Any] = json.loads(report.to_json_text(data))  # no enums: plain JSON values
-    entry["mode"] = case_runner.mode
+    if mode is not None:
+        entry["mode"] = mode
     if hello is not None:
         entry["hello"] = {"name": hello.name, "version": hello.version, "roles": list(hello.roles)}
     return entry

@@ -255,3 +255,21 @@ def test_a_program_that_cannot_start_says_why_as_the_cli_does(pytester: pytest.P
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert text.count("cannot start implementation './toy.js': not executable") == 1, text
     assert "run it through its interpreter: node toy.js" in text
+
+
+def test_a_source_skips_what_it_cannot_express_as_not_applicable(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """`--cardid-source arena` is `cardid run --source arena`: inexpressible cases are skipped,
+    never sent, and the report counts them as not applicable."""
+    report = tmp_path / "report.json"
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "-q", "-p", "no:cacheprovider", "--cardid-source", "arena",
+        "--cardid-report-json", str(report), "-k",
+        "alchemy-name-keeps-prefix or control-change-of-spell-in-three-player-game-keeps-id",
+        "-rs",
+    )
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*not applicable: arena logs cannot express it*two seats*"])
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["summary"]["not_applicable"] == 1
+    assert data["implementation"]["source"] == "arena"
+    assert data["verdict"]["text"].startswith("CONFORMING as an Arena log reader")
