@@ -82,6 +82,22 @@ class Launcher(Protocol):
         """An adapter running one fresh process per request."""
 
 
+def probe(launcher: Launcher) -> tuple[Adapter, Hello] | str:
+    """Start the implementation in persistent mode: the running adapter and its handshake, or
+    why there is none (the caller then runs a process per case, and says why). The one place the
+    suite probes: a run, the pytest plugin, `shrink`, and a Session (`new`, `fuzz`)."""
+    adapter = launcher.persistent()
+    try:
+        started = adapter.start()
+    except BaseException:
+        adapter.close()
+        raise
+    if isinstance(started, Hello):
+        return adapter, started
+    adapter.close()
+    return started or "no handshake"
+
+
 #: What starts a process: runner.process.Process, or an in-memory stand-in in tests.
 Spawn = Callable[[Sequence[str]], Process]
 

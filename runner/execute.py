@@ -19,7 +19,7 @@ from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Spec
 from cardid_runner import idle
-from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request
+from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request, probe
 from cardid_runner.process import split_command
 from cardid_runner.stop import STOP
 
@@ -187,12 +187,7 @@ def _retry_note(first: Crashed, again: Answer, judged: Outcome) -> str:
 def start_session(options: Options, launcher: Launcher | None = None) -> tuple[Adapter, Hello] | str:
     """Start the implementation in persistent mode: the running session and its handshake, or
     why it failed."""
-    session = (launcher or options.launcher()).persistent()
-    started = session.start()
-    if not isinstance(started, Hello):
-        session.close()
-        return started or "no handshake"
-    return session, started
+    return probe(launcher or options.launcher())
 
 
 def run_cases(
@@ -216,19 +211,13 @@ def run_cases(
     # whole corpus takes to run in persistent mode.
     spare: list[Adapter] = []
     if not isolate and not STOP.is_set():
-        probe = launcher.persistent()
-        try:
-            started = probe.start()
-        except BaseException:
-            probe.close()
-            raise
-        if isinstance(started, Hello):
-            hello = started
-            spare.append(probe)
-        else:
-            probe.close()
+        started = probe(launcher)
+        if isinstance(started, str):
             if not STOP.is_set():  # an interrupted handshake is no reason to change modes
-                isolate, fallback = True, started or "no handshake"
+                isolate, fallback = True, started
+        else:
+            spare.append(started[0])
+            hello = started[1]
     local = threading.local()
     case_runners: list[CaseRunner] = []
     lock = threading.Lock()

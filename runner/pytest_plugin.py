@@ -112,6 +112,8 @@ def _case_runner(config: pytest.Config) -> execute.CaseRunner:
         # The probe's process serves the cases, rather than being stopped and started again.
         started = None if options.isolate else execute.start_session(options)
         session, hello = (None, None) if started is None or isinstance(started, str) else started
+        if isinstance(started, str):  # said in the report and the verdict block, as `cardid run` does
+            config.stash[_FALLBACK] = started
         config.stash[_CASE_RUNNER] = execute.CaseRunner(
             options, load_spec(), isolate=session is None, session=session
         )
@@ -123,6 +125,8 @@ def _case_runner(config: pytest.Config) -> execute.CaseRunner:
 _CASE_RUNNER = pytest.StashKey[execute.CaseRunner]()
 #: The handshake of this process's implementation, when persistent mode started.
 _HELLO = pytest.StashKey[Hello]()
+#: Why this process runs a process per case, when persistent mode was not used.
+_FALLBACK = pytest.StashKey[str]()
 
 
 def _selection(config: pytest.Config) -> Selection:
@@ -294,6 +298,7 @@ def _conclude(config: pytest.Config) -> Result | None:
     crashed = {e["case"]: e["crashed"] for e in recorded_entries if "crashed" in e}
     entries = {entry["case"]: entry for entry in recorded_entries if "crashed" not in entry}
     modes = {entry.pop("mode", "per-case") for entry in entries.values() if entry["status"] != "not-applicable"}
+    fallbacks = sorted({reason for entry in entries.values() if (reason := entry.pop("fallback", None))})
     # Each entry names the handshake of the process that ran it (under xdist, a worker's).
     hellos = sorted(
         {(h["name"], h["version"], tuple(h["roles"])) for e in entries.values() if (h := e.pop("hello", None))}
@@ -324,6 +329,7 @@ def _conclude(config: pytest.Config) -> Result | None:
         selected=len(outcomes),
         hello=hello,
         mode="per-case" if "per-case" in modes else "persistent",
+        fallback_reason=fallbacks[0] if fallbacks else None,
     )
 
 
@@ -392,7 +398,8 @@ class CaseItem(pytest.Item):
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
         if _makes_result(self.config):
-            self.result_entry = _entry(outcome, self.case, case_runner.mode, self.config.stash.get(_HELLO, None))
+            self.result_entry = _entry(outcome, self.case, case_runner.mode, self.config.stash.get(_HELLO, None),
+                                       self.config.stash.get(_FALLBACK, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
         if listed is not None and isinstance(outcome, Failed | Errored):
@@ -439,14 +446,20 @@ class CaseItem(pytest.Item):
 _spec = functools.cache(load_spec)
 
 
-def _entry(outcome: Outcome, case: Case, mode: str | None = None, hello: Hello | None = None) -> dict[str, Any]:
+def _entry(
+    outcome: Outcome, case: Case, mode: str | None = None, hello: Hello | None = None,
+    fallback: str | None = None,
+) -> dict[str, Any]:
     """The outcome as a result entry of the JSON report (plain data, as xdist can send it);
-    `mode` is that of the process that ran it (None: no process did)."""
+    `mode` is that of the process that ran it (None: no process did), `fallback` why that
+    process ran a process per case."""
     info = report.RunInfo(command="", spec_version="", cases_dir="")
     data = report.to_json([outcome], {case.id: case}, info, _spec())["results"][0]
     entry: dict[str, Any] = json.loads(report.to_json_text(data))  # no enums: plain JSON values
     if mode is not None:
         entry["mode"] = mode
+    if fallback is not None:
+        entry["fallback"] = fallback
     if hello is not None:
         entry["hello"] = {"name": hello.name, "version": hello.version, "roles": list(hello.roles)}
     return entry

@@ -11,7 +11,7 @@ from typing import Any
 
 from cardid_conformance.answer import Answer
 from cardid_runner import execute
-from cardid_runner.adapter import Adapter, Hello, Launcher, Request
+from cardid_runner.adapter import Adapter, Hello, Launcher, Request, probe
 
 
 class Session:
@@ -35,13 +35,11 @@ class Session:
     def ask(self, request: Mapping[str, Any]) -> Answer:
         """The answer to one request (`role` in it says which)."""
         if self._adapter is None:
-            session = self._launcher.persistent()
-            started = session.start()
-            if isinstance(started, Hello):
-                self._adapter, self.hello = session, started
-            else:
-                session.close()
+            started = probe(self._launcher)
+            if isinstance(started, str):
                 self._adapter = self._launcher.per_case()
+            else:
+                self._adapter, self.hello = started
         self._asked += 1
         # ASCII with escapes: a lone surrogate in a saved request reaches the implementation,
         # which rejects it, instead of failing to encode here.

@@ -43,7 +43,7 @@ from cardid_conformance.errors import CaseError, UsageError
 from cardid_conformance.outcome import Errored, Failed, Outcome, Skipped
 from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, execute, options
-from cardid_runner.adapter import Hello, Launcher
+from cardid_runner.adapter import Launcher, probe
 from cardid_runner.draft import DraftError, Metadata
 from cardid_runner.execute import CaseRunner
 
@@ -253,14 +253,12 @@ class Shrinker:
             session = None
             isolate = self._opts.isolate
             if not isolate:
-                probe = self._launcher.persistent()
-                started = probe.start()
-                if isinstance(started, Hello):
-                    session = probe
-                else:
-                    probe.close()
-                    isolate, self.fallback_reason = True, started or "no handshake"
+                started = probe(self._launcher)
+                if isinstance(started, str):
+                    isolate, self.fallback_reason = True, started
                     self.mode = "per-case"
+                else:
+                    session = started[0]
             self._runner = CaseRunner(self._opts, self.spec, isolate=isolate, session=session,
                                       launcher=self._launcher)
         return self._runner

@@ -273,3 +273,17 @@ def test_a_source_skips_what_it_cannot_express_as_not_applicable(pytester: pytes
     assert data["summary"]["not_applicable"] == 1
     assert data["implementation"]["source"] == "arena"
     assert data["verdict"]["text"].startswith("CONFORMING as an Arena log reader")
+
+
+def test_a_fallback_to_a_process_per_case_is_in_the_report(pytester: pytest.Pytester, tmp_path: Path) -> None:
+    """As `cardid run` says it: an implementation without persistent mode runs a process per
+    case, and the report says why (the plugin used to drop the reason)."""
+    report = tmp_path / "report.json"
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "-q", "-p", "no:cacheprovider", "--impl", _impl("per-case-only"),
+        "--cardid-report-json", str(report), "-k", "alchemy-name-keeps-prefix",
+    )
+    result.assert_outcomes(passed=1)
+    implementation = json.loads(report.read_text(encoding="utf-8"))["implementation"]
+    assert implementation["mode"] == "per-case"
+    assert implementation["fallback_reason"]
