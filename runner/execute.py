@@ -17,7 +17,7 @@ from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
-from cardid_conformance.spec import Spec
+from cardid_conformance.spec import Level, Spec
 from cardid_runner import idle
 from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request, probe
 from cardid_runner.process import split_command
@@ -283,13 +283,8 @@ def run_cases(
     interrupted = STOP.is_set() and len(finished) < len(cases)
     outcomes = [finished[case.id] for case in cases if case.id in finished]
     late = {case_id: reason for case_runner in case_runners for case_id, reason in case_runner.late_violations.items()}
-    levels = {case.id: case.level for case in cases}
-    outcomes = [
-        Errored(case_id=o.case_id, level=levels[o.case_id], reason=late[o.case_id])
-        if o.case_id in late
-        else o
-        for o in outcomes
-    ]
+    outcomes = erring([o.case_id for o in outcomes], {o.case_id: o for o in outcomes}, late,
+                      {case.id: case.level for case in cases})
     return Execution(
         outcomes=tuple(outcomes),
         answers=answers,
@@ -298,6 +293,20 @@ def run_cases(
         fallback_reason=fallback,
         interrupted=interrupted,
     )
+
+
+def erring(
+    order: Sequence[str], outcomes: Mapping[str, Outcome], reasons: Mapping[str, str], levels: Mapping[str, Level]
+) -> list[Outcome]:
+    """The cases in `order`, each with its outcome, or errored for its reason in `reasons`
+    instead (a protocol breach seen only after the case finished, such as a second answer; a
+    pytest-xdist worker that died running it). A case with neither is left out."""
+    return [
+        Errored(case_id=case_id, level=levels[case_id], reason=reasons[case_id])
+        if case_id in reasons else outcomes[case_id]
+        for case_id in order
+        if case_id in reasons or case_id in outcomes
+    ]
 
 
 def _annotate(outcome: Outcome, note: str) -> Outcome:

@@ -314,14 +314,8 @@ def _conclude(config: pytest.Config) -> Result | None:
         for case_id, why in crashed.items()
         if case_id not in recorded
     }
-    errs = {**late, **died}
-    outcomes: list[Outcome] = [
-        Errored(case_id=case_id, level=levels[case_id], reason=errs[case_id])
-        if case_id in errs
-        else recorded[case_id]
-        for case_id in order
-        if case_id in recorded or case_id in died
-    ]
+    errs = {case_id: why for case_id, why in {**late, **died}.items() if case_id in recorded or case_id in died}
+    outcomes = execute.erring(order, recorded, errs, levels)
     hello = Hello(name=hellos[0][0], version=hellos[0][1], roles=hellos[0][2]) if hellos else None
     return conclude(
         run,
