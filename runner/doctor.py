@@ -160,9 +160,8 @@ class Doctor:
     ) -> None:
         self.argv = list(argv)
         self.role = role
-        self.timeout = execute.DEFAULT_TIMEOUT * multiplier
-        self.start_timeout = execute.START_TIMEOUT * multiplier
-        self.quiet = idle.QUIET * max(1.0, multiplier)
+        limits = execute.Options.scaled(tuple(argv), multiplier=multiplier)
+        self.timeout, self.start_timeout, self.quiet = limits.timeout, limits.start_timeout, limits.quiet
         self.stop_grace = STOP_GRACE * max(1.0, multiplier)
         self._spawn = spawn
         self._samples = samples()

@@ -107,7 +107,8 @@ class Reference(Session):
     implementation (runner/session.py)."""
 
     def __init__(self, launcher: Launcher | None = None, *, timeout: float = execute.DEFAULT_TIMEOUT) -> None:
-        super().__init__(execute.REFERENCE_ARGV, launcher, timeout=timeout, unnamed="the bundled reference")
+        options = execute.Options(argv=execute.REFERENCE_ARGV, timeout=timeout)
+        super().__init__(options, launcher, unnamed="the bundled reference")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -153,10 +153,8 @@ def _meta(game: Generated, rule: str | None, spec: Spec) -> draft.Metadata:
 
 def main(args: argparse.Namespace) -> int:
     spec = load_spec()
-    argv = execute.implementation_argv(args.impl)
-    timeout = execute.DEFAULT_TIMEOUT * args.timeout_multiplier
     chosen = seeds(args.seed, args.games, args.shard)
-    session = Session(argv, timeout=timeout)
+    session = Session(execute.Options.scaled(execute.implementation_argv(args.impl), multiplier=args.timeout_multiplier))
     found: list[Disagreement] = []
     try:
         for seed in chosen:

@@ -6,7 +6,7 @@ implementation it tests."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from cardid_conformance.answer import Answer
@@ -19,13 +19,12 @@ class Session:
 
     def __init__(
         self,
-        argv: Sequence[str],
+        options: execute.Options,
         launcher: Launcher | None = None,
         *,
-        timeout: float = execute.DEFAULT_TIMEOUT,
         unnamed: str = "the implementation",
     ) -> None:
-        self._options = execute.Options(argv=tuple(argv), timeout=timeout)
+        self._options = options
         self._launcher = launcher or self._options.launcher()
         self._adapter: Adapter | None = None
         self._unnamed = unnamed
