@@ -1,11 +1,14 @@
 """Generated games whose truth is known: the suite's own inputs, with a ground truth no
 implementation's code decides (issue "Generated games").
 
-So far, games of one library (`library_game`): cards drawn, put back at every kind of position
-(top, Nth from the top, bottom, Nth from the bottom, unknown), taken and looked at from either
-end, reordered in known and unknown orders, shuffled, searched, scried, mulliganed, tokens put
-into it, its size shown or not, in libraries of zero to a few cards, where a position counted
-from one end reaches the other (CR 401.7). The game is played knowing where every physical card
+So far, games of one player's library, hand and public zones (`game_of`): cards drawn, put back at
+every kind of position (top, Nth from the top, bottom, Nth from the bottom, unknown), taken and
+looked at from either end, reordered in known and unknown orders, shuffled, searched, scried,
+mulliganed, tokens put into it, its size shown or not, in libraries of zero to a few cards,
+where a position counted from one end reaches the other (CR 401.7); hand cards cast, resolved,
+dying, exiled, returned to the hand and named in place; tokens made and leaving the
+battlefield; from a source that relinks handles on every zone change (Arena) or keeps them
+(MTGO). The game is played knowing where every physical card
 is; the request holds only what the perspective player saw; `truth` names the physical card
 each observation refers to. The oracle so far is the soundness half of decision 0002 item 4:
 no instance ID is given to two physical cards (`shared_ids`). The same seed always gives the
@@ -25,12 +28,17 @@ HAND = "hand:P1"
 
 
 class Game:
-    """One library (top first) and a hand, as they really are, and the request P1 sees."""
+    """One library (top first), a hand and the public zones, as they really are, and the
+    request P1 sees. `relink`: the source gives an object a new handle on every zone change and
+    links the two (Arena), else it keeps the handle (MTGO)."""
 
-    def __init__(self, rng: random.Random, size: int) -> None:
+    def __init__(self, rng: random.Random, size: int, *, relink: bool = False) -> None:
         self.rng = rng
+        self.relink = relink
         self.library: list[int] = list(range(size))  # physical cards, index 0 is the top
         self.hand: dict[str, int] = {}  # handle -> physical card
+        self.public: dict[str, tuple[str, int]] = {}  # handle -> (public zone, physical object)
+        self.tokens: set[int] = set()  # the physical objects that are tokens
         self.next_card = size
         self.next_handle = 0
         self.observations: list[dict[str, Any]] = []
@@ -56,12 +64,81 @@ class Game:
         return counted - 1 if counted > 0 else len(self.library) + counted
 
     def step(self) -> None:
-        choices = ["put", "size", "shuffle", "new", "unseen_put", "token", "mulligan"]
+        choices = ["put", "size", "shuffle", "new", "unseen_put", "token", "mulligan", "token_on_battlefield"]
         if self.library:
             choices += ["take", "take", "reveal", "reorder", "search", "unseen_take", "scry"]
         if self.hand:
-            choices += ["put", "put", "put_unknown"]
+            choices += ["put", "put", "put_unknown", "cast", "cast"]
+        for zone, event in (("stack", "resolve"), ("battlefield", "leave"), ("battlefield", "mention"),
+                            ("graveyard:P1", "exile")):
+            if any(where == zone for where, _ in self.public.values()):
+                choices += [event, event]
         getattr(self, f"do_{self.rng.choice(choices)}")()
+
+    def moved(self, handle: str, observation: dict[str, Any]) -> str:
+        """The handle the object has after this zone change: a new one, linked (`relink`), or
+        the same."""
+        if not self.relink:
+            return handle
+        new = self.handle()
+        observation["new_object"] = new
+        return new
+
+    def public_handle(self, zone: str) -> str:
+        return self.rng.choice(sorted(h for h, (where, _) in self.public.items() if where == zone))
+
+    def do_cast(self) -> None:
+        """A hand card is cast: it is shown, and goes to the stack."""
+        handle = self.rng.choice(sorted(self.hand))
+        card = self.hand.pop(handle)
+        observation = {"type": "move", "object": handle, "from": HAND, "to": "stack",
+                       "card": {"name": f"Card {card}"}}
+        self.public[self.moved(handle, observation)] = ("stack", card)
+        self.observe(observation, card)
+
+    def do_resolve(self) -> None:
+        handle = self.public_handle("stack")
+        _, card = self.public.pop(handle)
+        observation = {"type": "move", "object": handle, "from": "stack", "to": "battlefield"}
+        self.public[self.moved(handle, observation)] = ("battlefield", card)
+        self.observe(observation, card)
+
+    def do_leave(self) -> None:
+        """A permanent dies, is exiled, or returns to its owner's hand; a token that leaves the
+        battlefield ceases to exist (TOK-2)."""
+        handle = self.public_handle("battlefield")
+        _, card = self.public.pop(handle)
+        to = self.rng.choice(["graveyard:P1", "exile", HAND])
+        observation = {"type": "move", "object": handle, "from": "battlefield", "to": to}
+        new = self.moved(handle, observation)
+        self.observe(observation, card)
+        if card in self.tokens:
+            return  # it ceased to exist (TOK-2)
+        if to == HAND:
+            self.hand[new] = card
+        elif to != "exile":
+            self.public[new] = (to, card)
+
+    def do_exile(self) -> None:
+        handle = self.public_handle("graveyard:P1")
+        _, card = self.public.pop(handle)
+        observation = {"type": "move", "object": handle, "from": "graveyard:P1", "to": "exile"}
+        self.moved(handle, observation)
+        self.observe(observation, card)
+
+    def do_mention(self) -> None:
+        """A permanent is named in place: an attacker, a target."""
+        handle = self.public_handle("battlefield")
+        self.observe({"type": "mention", "object": handle, "zone": "battlefield"}, self.public[handle][1])
+
+    def do_token_on_battlefield(self) -> None:
+        handle = self.handle()
+        self.next_card += 1
+        token = self.next_card
+        self.tokens.add(token)
+        self.public[handle] = ("battlefield", token)
+        self.observe({"type": "create_token", "object": handle, "owner": "P1",
+                      "card": {"name": "Goblin"}}, token)
 
     def do_new(self) -> None:
         """A card of P1's comes into view in P1's hand (from outside the library)."""
@@ -200,18 +277,19 @@ class Generated:
     truth: tuple[int | None, ...]
 
 
-def play(seed: int, size: int, steps: int) -> Game:
+def play(seed: int, size: int, steps: int, *, relink: bool = False) -> Game:
     """The game of `steps` events in a library of `size` cards that `seed` gives."""
-    game = Game(random.Random(seed), size)
+    game = Game(random.Random(seed), size, relink=relink)
     for _ in range(steps):
         game.step()
     return game
 
 
-def library_game(seed: int) -> Generated:
-    """Seed N's game: a library of N mod 8 cards, 5 + N mod 40 events."""
-    game = play(seed, seed % 8, 5 + seed % 40)
-    return Generated(seed=seed, request=game.request(), truth=(None, *game.truth))
+def game_of(seed: int) -> Generated:
+    """Seed N's game: a library of N mod 8 cards, 5 + N mod 40 events, from a source that
+    relinks handles on every zone change for odd N (Arena) and keeps them for even N (MTGO)."""
+    played = play(seed, seed % 8, 5 + seed % 40, relink=seed % 2 == 1)
+    return Generated(seed=seed, request=played.request(), truth=(None, *played.truth))
 
 
 def shared_ids(truth: Sequence[int | None], assignments: Sequence[str | None]) -> dict[str, set[int]]:

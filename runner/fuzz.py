@@ -21,8 +21,9 @@ from cardid_conformance import escape, schemas
 from cardid_conformance.answer import Answered, Crashed, Rejected, Unsupported
 from cardid_conformance.compare import compare_writer
 from cardid_conformance.errors import UsageError
-from cardid_conformance.generate import Generated, library_game, shared_ids
+from cardid_conformance.generate import Generated, game_of, shared_ids
 from cardid_conformance.spec import Spec, load_spec
+from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
 from cardid_runner import draft, execute, options
 from cardid_runner.session import Session
@@ -106,7 +107,13 @@ def seeds(first: int, games: int, part: tuple[int, int]) -> list[int]:
 
 def judge(game: Generated, session: Session, spec: Spec) -> Disagreement | None:
     """The implementation's answer to one game, against the truth and the reference."""
-    expected = write(game.request)
+    try:
+        expected = write(game.request)
+    except RequestError as exc:
+        raise UsageError(
+            f"seed {game.seed}: the bundled reference rejects the generated game: {exc}",
+            hint="a bug in the generator (conformance/generate.py): report it with the seed",
+        ) from None
     if shared_ids(game.truth, expected["assignments"]):
         raise UsageError(
             f"seed {game.seed}: the bundled reference gives one instance ID to two physical cards",
@@ -145,7 +152,7 @@ def _meta(game: Generated, rule: str | None, spec: Spec) -> draft.Metadata:
     rule = rule if rule is not None and rule in spec.rules else "LIB-1"
     return draft.Metadata(
         id=f"fuzz-{game.seed}",
-        description=f"Generated library game {game.seed} (conformance/generate.py), answered by the bundled reference.",
+        description=f"Generated game {game.seed} (conformance/generate.py), answered by the bundled reference.",
         role="writer", level=spec.rule(rule).level.name, rules=(rule,), cr=spec.rule(rule).cr,
         tags=("generated",),
     )
@@ -158,7 +165,7 @@ def main(args: argparse.Namespace) -> int:
     found: list[Disagreement] = []
     try:
         for seed in chosen:
-            disagreement = judge(library_game(seed), session, spec)
+            disagreement = judge(game_of(seed), session, spec)
             if disagreement is not None:
                 found.append(disagreement)
                 emit(escape.visible(f"seed {seed}: {disagreement.kind} [{disagreement.rule}] {disagreement.what}"))

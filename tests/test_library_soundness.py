@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from cardid_conformance.generate import library_game, play, shared_ids
+from cardid_conformance.generate import game_of, play, shared_ids
 from cardid_reference.writer import write
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,6 +34,6 @@ def test_no_two_cards_share_an_id_in_longer_games() -> None:
     """Games of 5 to 44 events in libraries of 0 to 7 cards, seed by seed: the first seed that
     gives an ID to two cards is named, with its game."""
     for seed in range(GAMES):
-        game = library_game(seed)
+        game = game_of(seed)
         shared = shared_ids(game.truth, write(game.request)["assignments"])
         assert not shared, (f"seed {seed}", shared, game.request["observations"])
