@@ -39,6 +39,9 @@ class Game:
         self.hand: dict[str, int] = {}  # handle -> physical card
         self.public: dict[str, tuple[str, int]] = {}  # handle -> (public zone, physical object)
         self.tokens: set[int] = set()  # the physical objects that are tokens
+        #: Handles of tokens that ceased to exist, which a source may give another object
+        #: (REQ-2: a handle may be used again once its object is no longer held).
+        self.freed: list[str] = []
         self.next_card = size
         self.next_handle = 0
         self.observations: list[dict[str, Any]] = []
@@ -47,6 +50,11 @@ class Game:
     def handle(self) -> str:
         self.next_handle += 1
         return f"h{self.next_handle}"
+
+    def card(self) -> int:
+        """A physical object not seen before: a card from outside the library, or a token."""
+        self.next_card += 1
+        return self.next_card - 1
 
     def observe(self, observation: dict[str, Any], card: int | None) -> None:
         self.observations.append(observation)
@@ -113,7 +121,8 @@ class Game:
         new = self.moved(handle, observation)
         self.observe(observation, card)
         if card in self.tokens:
-            return  # it ceased to exist (TOK-2)
+            self.freed.append(new)  # it ceased to exist (TOK-2)
+            return
         if to == HAND:
             self.hand[new] = card
         elif to != "exile":
@@ -133,17 +142,17 @@ class Game:
 
     def do_token_on_battlefield(self) -> None:
         handle = self.handle()
-        self.next_card += 1
-        token = self.next_card
+        token = self.card()
         self.tokens.add(token)
         self.public[handle] = ("battlefield", token)
         self.observe({"type": "create_token", "object": handle, "owner": "P1",
                       "card": {"name": "Goblin"}}, token)
 
     def do_new(self) -> None:
-        """A card of P1's comes into view in P1's hand (from outside the library)."""
-        card, handle = self.next_card, self.handle()
-        self.next_card += 1
+        """A card of P1's comes into view in P1's hand (from outside the library), sometimes
+        under the handle of a token that ceased to exist."""
+        handle = self.freed.pop() if self.freed and self.rng.random() < 0.5 else self.handle()
+        card = self.card()
         self.hand[handle] = card
         self.observe({"type": "mention", "object": handle, "zone": HAND}, card)
 
@@ -158,8 +167,7 @@ class Game:
     def do_token(self) -> None:
         """A token is created and put into the library, where it ceases to exist (TOK-4)."""
         handle = self.handle()
-        self.next_card += 1
-        token = self.next_card  # a physical object of its own, never in the library
+        token = self.card()  # a physical object of its own, never in the library
         self.observe({"type": "create_token", "object": handle, "owner": "P1",
                       "card": {"name": "Zombie"}}, token)
         n = self.rng.randint(1, 3)
@@ -185,8 +193,7 @@ class Game:
 
     def do_unseen_put(self) -> None:
         """A card of P1's, never shown, is put at the top or bottom with no handle (LIB-8)."""
-        card = self.next_card
-        self.next_card += 1
+        card = self.card()
         counted = self.rng.choice([1, -1])
         self.library.insert(0 if counted > 0 else len(self.library), card)
         self.observe({"type": "move", "from": HAND, "to": LIBRARY,

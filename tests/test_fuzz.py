@@ -66,3 +66,10 @@ def test_out_writes_each_disagreement_as_a_case_for_review(tmp_path: Path, capsy
 def test_games_must_be_a_count(value: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fuzz", "--games", value]) == Exit.USAGE
     assert "--games" in capsys.readouterr().err
+
+
+def test_a_token_kept_after_it_ceased_to_exist_is_found(capsys: pytest.CaptureFixture[str]) -> None:
+    """A source gives a gone token's handle to a new card (REQ-2 allows it): a writer that kept
+    the token's ID gives it to the card, which the truth shows is another object."""
+    assert main(["fuzz", "--impl", mutant("token-bounced-to-hand-kept"), "--games", "300"]) == Exit.FAILED
+    assert "UNSOUND" in capsys.readouterr().out
