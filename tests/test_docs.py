@@ -136,7 +136,7 @@ def _slug(heading: str) -> str:
     return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
 
 
-@pytest.mark.parametrize("document", [*DOCUMENTS, "CONTRIBUTING.md"])
+@pytest.mark.parametrize("document", [*DOCUMENTS, "CONTRIBUTING.md", "docs/architecture.md"])
 def test_every_relative_link_of_the_docs_reaches_a_file_and_heading(document: str) -> None:
     """The README sends a newcomer to docs/: each relative link (and #anchor) it and those
     pages hold leads somewhere."""
