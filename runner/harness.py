@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance.sources.arena_import import import_log
+from cardid_conformance.sources.arena_log import line_of
 from cardid_conformance.sources.arena_render import render
 from cardid_conformance.sources.common import Inexpressible, same_place
 from cardid_reference.adapter import main as adapter_main
@@ -145,7 +146,7 @@ def answer(request: Mapping[str, Any], parse: Parse) -> dict[str, Any]:
         counterpart[found[0]] = index
         shown = imported.request["observations"][found[0]]
         iid = int(shown.get("new_object", shown["object"]))
-        line = int(imported.places[found[0]].split()[1].rstrip(","))
+        line = line_of(imported.places[found[0]])
         held = _holder(holders.get(iid, {}), line)
         key = f"o{held}" if held is not None else f"untracked-{iid}"
         if key not in entries:

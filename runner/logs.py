@@ -14,17 +14,15 @@ from typing import Any
 from cardid_conformance import escape, suite
 from cardid_conformance.cases import Rejection, case_files, load_case, load_corpus
 from cardid_conformance.errors import UsageError
-from cardid_conformance.sources import arena_import, arena_render, mtgo_import, mtgo_render
-from cardid_conformance.sources.common import Imported, Inexpressible, LogError, Rendering
+from cardid_conformance.sources import arena_import, mtgo_import
+from cardid_conformance.sources.common import Imported, Inexpressible, LogError
+from cardid_conformance.sources.profile import RENDERERS
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
 from cardid_runner.outputs import OutputError, write_output
 from cardid_runner.terminal import Exit, emit, say
 
-#: Each format's renderer and importer.
-RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], Rendering]] = {
-    "arena": arena_render.render, "mtgo": mtgo_render.render,
-}
+#: Each format's importer (its renderer: sources/profile.py's RENDERERS).
 IMPORTERS: Mapping[str, Callable[[str, str, Mapping[str, Any] | None], Imported]] = {
     "arena": arena_import.import_log, "mtgo": mtgo_import.import_log,
 }

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from cardid_conformance import files
 from cardid_conformance.errors import UsageError
+from cardid_conformance.sources.profile import RENDERERS
 from cardid_runner import outputs
 from cardid_runner.process import split_command
 
@@ -243,8 +244,8 @@ def add_known_failures(parser: argparse.ArgumentParser) -> None:
                         help="known-failure file for this implementation")
 
 
-#: The source formats a run can be declared for (--source).
-SOURCES = ("arena", "mtgo")
+#: The source formats a run can be declared for (--source): those with a renderer.
+SOURCES = tuple(RENDERERS)
 
 
 def source_format(text: str) -> str:

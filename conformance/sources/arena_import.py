@@ -95,12 +95,16 @@ class _Importer:
             if key in observation:
                 self.seen.add(int(observation[key]))
 
+    def player(self, seat: int) -> str:
+        """The player sitting in a seat, as the request names them."""
+        return self.names.get(seat, f"seat{seat}")
+
     def zone_name(self, number: int) -> str | None:
         where = zone_of_id(number)
         if where is None:
             return None
         kind, seat = where
-        return kind if seat is None else f"{kind}:{self.names.get(seat, f'seat{seat}')}"
+        return kind if seat is None else f"{kind}:{self.player(seat)}"
 
     def is_library(self, number: int | None) -> bool:
         where = zone_of_id(number) if number is not None else None
@@ -123,7 +127,7 @@ class _Importer:
             out["card"] = card
             self.grp[iid] = obj["grpId"] if obj else None
         if obj is not None and isinstance(obj.get("ownerSeatId"), int):
-            out["owner"] = self.names.get(obj["ownerSeatId"], f"seat{obj['ownerSeatId']}")
+            out["owner"] = self.player(obj["ownerSeatId"])
         if obj is not None and iid not in self.kind:
             self.kind[iid] = "token" if obj.get("type") == "GameObjectType_Token" else (
                 "copy" if obj.get("isCopy") else "card")
@@ -132,7 +136,7 @@ class _Importer:
         if obj is not None and isinstance(obj.get("controllerSeatId"), int):
             self.controller[iid] = obj["controllerSeatId"]
 
-    def position(self, library: int, iid: int, cards: Sequence[int]) -> Any:
+    def position(self, iid: int, cards: Sequence[int]) -> Any:
         index = cards.index(iid)
         if index == 0:
             return "top"
@@ -243,12 +247,12 @@ class _Importer:
         if self.is_library(source[0]):
             cards = self.lists.get(source[0], [])
             if old in cards:
-                out["from_position"] = self.position(source[0], old, cards)
+                out["from_position"] = self.position(old, cards)
                 cards.remove(old)
         if self.is_library(target[0]):
             cards = shown.get(target[0], [])
             if new in cards:
-                out["position"] = self.position(target[0], new, cards)
+                out["position"] = self.position(new, cards)
         self.facts(out, new, objects.get(new))
         self.zone[new] = target[0]
         self.add(place, out)
@@ -287,7 +291,7 @@ class _Importer:
             cards = self.lists[zone_number]
             library = self.zone_name(zone_number)
             self.add(place, {"type": "move", "object": str(iid), "from": library, "to": library,
-                             "from_position": self.position(zone_number, iid, cards),
+                             "from_position": self.position(iid, cards),
                              "position": "bottom"})
             cards.remove(iid)
             cards.append(iid)
@@ -299,7 +303,7 @@ class _Importer:
         zone = self.zone_name(obj.get("zoneId", 28)) or "battlefield"
         out: dict[str, Any] = {"type": kind, "object": str(iid)}
         owner = obj.get("ownerSeatId")
-        out["owner"] = self.names.get(owner, f"seat{owner}") if isinstance(owner, int) else self.names[self.seat]
+        out["owner"] = self.player(owner if isinstance(owner, int) else self.seat)
         if zone != ("battlefield" if kind == "create_token" else "stack"):
             out["zone"] = zone
         original = copied.get(iid)
@@ -346,7 +350,7 @@ class _Importer:
             if kind == "reveal" and isinstance(number, int) and self.is_library(number):
                 cards = self.lists.get(number, [])
                 if iid in cards:
-                    out["position"] = self.position(number, iid, cards)
+                    out["position"] = self.position(iid, cards)
             if kind == "transform":
                 if card is not None:
                     out["card"] = card
@@ -356,17 +360,12 @@ class _Importer:
             self.add(place, out)
             return
         controller = obj.get("controllerSeatId")
-        if zone == "battlefield" and isinstance(controller, int) and \
-                self.controller.get(iid, controller) != controller:
-            self.controller[iid] = controller
-            self.add(place, {"type": "control_change", "object": str(iid),
-                             "controller": self.names.get(controller, f"seat{controller}")})
-        elif isinstance(controller, int) and zone == "battlefield" and iid not in self.controller:
-            owner = obj.get("ownerSeatId")
-            if isinstance(owner, int) and owner != controller:
+        if zone == "battlefield" and isinstance(controller, int):
+            before = self.controller.get(iid, obj.get("ownerSeatId"))  # its owner, until it changes
+            if isinstance(before, int) and before != controller:
                 self.controller[iid] = controller
                 self.add(place, {"type": "control_change", "object": str(iid),
-                                 "controller": self.names.get(controller, f"seat{controller}")})
+                                 "controller": self.player(controller)})
 
     def on_library_list(self, place: str, zone_number: int, cards: list[int]) -> None:
         """A library's cards in a new order, none added or taken: a known reorder of one end."""

@@ -105,6 +105,11 @@ def kinds(note: Mapping[str, Any]) -> list[str]:
     return [t.removeprefix("AnnotationType_") for t in note.get("type", ())]
 
 
+def line_of(place: str) -> int:
+    """The log line of a place `read_log` gives (`line 12` or `line 12, message 3`)."""
+    return int(place.split()[1].rstrip(","))
+
+
 def message_place(index: int) -> str:
     """The place `read_log` gives message `index` (from 0) of a log `write_log` wrote."""
     return f"line {2 * index + 4}"

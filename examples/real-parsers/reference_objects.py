@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance.sources.arena_import import import_log
+from cardid_conformance.sources.arena_log import line_of
 from cardid_reference.writer import write
 
 
@@ -33,7 +34,7 @@ def objects(text: str) -> list[dict[str, Any]]:
         if ident is None:
             continue
         observation = request["observations"][index]
-        line = int(imported.places[index].split()[1].rstrip(","))
+        line = line_of(imported.places[index])
         obj = found.setdefault(ident, {"instance_ids": [], "first_line": line})
         for key in ("object", "new_object"):
             if key in observation and int(observation[key]) not in obj["instance_ids"]:
