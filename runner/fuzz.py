@@ -1,12 +1,13 @@
 """`cardid fuzz --impl CMD --games N`: generated games, beyond the corpus, whose truth is known.
 
-Each game (conformance/generate.py) is played knowing where every physical card is, and the
+Each game (conformance/generate/) is played knowing where every physical object is, and the
 implementation gets the request the perspective player's source would give. Its answer is
-judged twice: against the truth (no instance ID may be given to two physical cards: the oracle,
-which no implementation's code decides) and against the bundled reference's answer, as a case
-whose expectation that answer is. Each disagreement is named with its seed, which replays it
-(`--seed S --games 1`); `--out DIR` writes each as a case for review, to cut down with
-`cardid shrink`.
+judged against the truth first (the oracle, which no implementation's code decides: no ID for
+two objects, no ID kept past an ending event, none ended where the spec keeps it), then against
+the bundled reference's answer, as a case whose expectation that answer is (names, printings,
+owners). A game that ends with an inconsistent observation must be rejected. Each disagreement
+is named with its seed, which replays it (`--seed S --games 1`); `--out DIR` writes one case per
+kind of disagreement, shrunk (runner/shrink.py), for review.
 """
 
 from __future__ import annotations
@@ -14,18 +15,20 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardid_conformance import escape, schemas
-from cardid_conformance.answer import Answered, Crashed, Rejected, Unsupported
+from cardid_conformance import schemas
+from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
+from cardid_conformance.cases import Case
 from cardid_conformance.compare import compare_writer
 from cardid_conformance.errors import UsageError
-from cardid_conformance.generate import Generated, game_of, shared_ids
+from cardid_conformance.generate import Generated, coverage, game_of
 from cardid_conformance.spec import Spec, load_spec
 from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
-from cardid_runner import draft, execute, options
+from cardid_runner import draft, execute, options, shrink
 from cardid_runner.session import Session
 from cardid_runner.terminal import Exit, emit, say
 
@@ -34,17 +37,21 @@ examples:
   cardid fuzz --impl "node adapter.js" --games 1000
   cardid fuzz --impl ./adapter --seed 4711 --games 1            # replay one game
   cardid fuzz --impl ./adapter --games 10000 --shard 2/4 --out fuzzed/
+  cardid fuzz --coverage --games 1000                           # what the games exercise
 
-Each disagreement is named with its seed: UNSOUND (an instance ID given to two physical
-cards), DIFFERS (from the bundled reference's answer), or ERRORED. --out DIR writes each as
-a case for review (DIR/fuzz-SEED.yaml); `cardid shrink --impl CMD --cases DIR fuzz-SEED`
-cuts it down.
+Each disagreement is named with its seed and what the game was played with:
+  UNSOUND   one instance ID given to two physical objects
+  KEPT      an ID kept past an event that ends it (the spec's ending-events table)
+  ENDED     one instance given two IDs: ended where the spec keeps it
+  MISSING   an observation with an object given no ID, or one without given an ID
+  ACCEPTED  a game that ends with an inconsistent observation answered, not rejected
+  DIFFERS   the card table differs from the bundled reference's (names, printings, owners)
+  ERRORED   no usable answer: a crash, a rejection of a valid game, a result off the schema
+--out DIR writes one case per kind and rule of disagreement, shrunk to the observations that
+still fail the same way (--no-shrink keeps the whole game), tagged needs-review.
 
 exit status: 0 no disagreement, 1 some, 2 usage error
 """
-
-#: The rule an instance ID given to two physical cards breaks (two instances merged).
-UNSOUND_RULE = "ID-7"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,9 +59,12 @@ class Disagreement:
     """One generated game the implementation got wrong: how, and the rule it names."""
 
     game: Generated
-    kind: str  # UNSOUND, DIFFERS or ERRORED
+    kind: str
     rule: str
     what: str
+
+    def line(self) -> str:
+        return f"seed {self.game.seed}: {self.kind} [{self.rule}] {self.what}"
 
 
 def games(text: str) -> int:
@@ -82,11 +92,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "fuzz",
         help="run generated games whose truth is known against an implementation",
         description=(
-            "Generate games whose every physical card is known (libraries played at every kind "
-            "of position, shuffled, searched, scried, mulliganed), give the implementation what "
-            "the perspective player's source shows, and judge its answers against the truth (no "
-            "instance ID for two physical cards) and against the bundled reference's answers. "
-            "The same seed always gives the same game."
+            "Generate games whose every physical card is known (two or three players' "
+            "libraries, hands and public zones, every event the observation vocabulary has, "
+            "from sources that relink or keep handles, with hidden tracking or without), give "
+            "the implementation what the perspective player's source shows, and judge its "
+            "answers against the truth and against the bundled reference's answers. The same "
+            "seed always gives the same game."
         ),
         epilog=_EPILOG,
     )
@@ -96,110 +107,169 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--shard", type=shard, default=(1, 1), metavar="K/M",
                         help="play only the K-th of M slices of the seeds, for a campaign split across machines")
     parser.add_argument("--out", type=options.output_dir, metavar="DIR",
-                        help="write each disagreement as a case for review in DIR")
+                        help="write one case per kind of disagreement in DIR, shrunk, for review")
+    parser.add_argument("--no-shrink", dest="shrink", action="store_false",
+                        help="with --out, write each game whole")
+    parser.add_argument("--coverage", action="store_true",
+                        help="run no implementation: print what the games exercise")
     parser.set_defaults(handler=main)
 
 
-def seeds(first: int, games: int, part: tuple[int, int]) -> list[int]:
+def seeds(first: int, count: int, part: tuple[int, int]) -> list[int]:
     k, m = part
-    return [first + i for i in range(games) if i % m == k - 1]
+    return [first + i for i in range(count) if i % m == k - 1]
 
 
-def judge(game: Generated, session: Session, spec: Spec) -> Disagreement | None:
-    """The implementation's answer to one game, against the truth and the reference."""
+def expected(game: Generated) -> Answer:
+    """The bundled reference's answer, checked against the game's truth: a generated game the
+    reference gets wrong is a bug of the generator, the spec or the reference, never the
+    implementation's."""
     try:
-        expected = write(game.request)
+        result = write(game.request)
     except RequestError as exc:
+        if game.inconsistent:
+            return Rejected(message=str(exc))
         raise UsageError(
             f"seed {game.seed}: the bundled reference rejects the generated game: {exc}",
-            hint="a bug in the generator (conformance/generate.py): report it with the seed",
+            hint="a bug in the generator (conformance/generate/): report it with the seed",
         ) from None
-    if shared_ids(game.truth, expected["assignments"]):
+    if game.inconsistent:
         raise UsageError(
-            f"seed {game.seed}: the bundled reference gives one instance ID to two physical cards",
-            hint="a bug in the spec or the reference: report it with the seed",
+            f"seed {game.seed}: the bundled reference answers a game that ends inconsistent ({game.inconsistent})",
+            hint="a bug in the generator or the reference: report it with the seed",
         )
-    answer = session.ask(game.request)
-    match answer:
-        case Unsupported():
-            raise UsageError(f"{session.name} does not support the writer role: there is nothing to fuzz")
-        case Crashed(reason=reason):
-            return Disagreement(game=game, kind="ERRORED", rule="ID-1", what=reason)
-        case Rejected(message=message):
-            return Disagreement(game=game, kind="ERRORED", rule="ID-1",
-                                what=f"rejected a valid request as invalid input: {message}")
-        case Answered(result=result):
-            problem = schemas.first_problem("writer-output", result)
-            if problem is not None:
-                return Disagreement(game=game, kind="ERRORED", rule="ID-1",
-                                    what=f"output does not match schema/writer-output.schema.json at "
-                                    f"{problem.where()}: {problem.message}")
-            shared = shared_ids(game.truth, result["assignments"])
-            if shared:
-                iid, cards = next(iter(shared.items()))
-                return Disagreement(game=game, kind="UNSOUND", rule=UNSOUND_RULE,
-                                    what=f"ID {iid!r} is given to {len(cards)} physical cards")
-            data = draft.case_data(_meta(game, None, spec), game.request, Answered(result=expected))
-            case = draft.checked(Path(f"fuzz-{game.seed}.yaml"), data, spec)
-            differences = compare_writer(case, result)
-            if differences:
-                first = differences[0]
-                return Disagreement(game=game, kind="DIFFERS", rule=first.rule, what=first.message)
-    return None
+    findings = game.check(result["assignments"])
+    if findings:
+        raise UsageError(
+            f"seed {game.seed}: the bundled reference breaks the game's truth: {findings[0].what}",
+            hint="a bug in the generator, the spec or the reference: report it with the seed",
+        )
+    return Answered(result=result)
 
 
-def _meta(game: Generated, rule: str | None, spec: Spec) -> draft.Metadata:
-    rule = rule if rule is not None and rule in spec.rules else "LIB-1"
-    return draft.Metadata(
+def as_case(game: Generated, reference: Answer, spec: Spec, *, rule: str = "ID-6", path: Path | None = None) -> Case:
+    """The game as a case whose expectation is the reference's answer."""
+    return draft.checked(path or Path(f"fuzz-{game.seed}.yaml"), case_data(game, reference, spec, rule), spec)
+
+
+def case_data(game: Generated, reference: Answer, spec: Spec, rule: str) -> dict[str, object]:
+    rule = rule if rule in spec.rules else "ID-6"
+    meta = draft.Metadata(
         id=f"fuzz-{game.seed}",
-        description=f"Generated game {game.seed} (conformance/generate.py), answered by the bundled reference.",
+        description=f"Generated game {game.seed}: {game.config.describe()} (conformance/generate/).",
         role="writer", level=spec.rule(rule).level.name, rules=(rule,), cr=spec.rule(rule).cr,
         tags=("generated",),
     )
+    return draft.case_data(meta, game.request, reference)
+
+
+def judge(game: Generated, answer: Answer, spec: Spec) -> Disagreement | None:
+    """The implementation's answer to one game, against the truth and the reference."""
+    reference = expected(game)
+
+    def disagree(kind: str, rule: str, what: str) -> Disagreement:
+        return Disagreement(game=game, kind=kind, rule=rule, what=what)
+
+    match answer:
+        case Unsupported():
+            raise UsageError("the implementation does not support the writer role: there is nothing to fuzz")
+        case Crashed(reason=reason):
+            return disagree("ERRORED", "ID-1", reason)
+        case Rejected(message=message):
+            if game.inconsistent:
+                return None
+            return disagree("ERRORED", "ID-1", f"rejected a valid request as inconsistent: {message}")
+        case Answered(result=result):
+            if game.inconsistent:
+                last = len(game.request["observations"]) - 1
+                return disagree("ACCEPTED", game.inconsistent,
+                                f"answered, but observation {last} is inconsistent and must be rejected")
+            problem = schemas.first_problem("writer-output", result)
+            if problem is not None:
+                return disagree("ERRORED", "ID-1", f"output does not match schema/writer-output.schema.json at "
+                                f"{problem.where()}: {problem.message}")
+            if len(result["assignments"]) != len(game.truth):
+                return disagree("ERRORED", "ID-1", f"{len(result['assignments'])} assignments for "
+                                f"{len(game.truth)} observations")
+            findings = game.check(result["assignments"])
+            if findings:
+                first = findings[0]
+                return disagree(first.kind, first.rule, first.what)
+            differences = compare_writer(as_case(game, reference, spec), result)
+            if differences:
+                return disagree("DIFFERS", differences[0].rule, differences[0].message)
+    return None
+
+
+def campaign(chosen: list[int], session: Session, spec: Spec) -> Iterator[Disagreement]:
+    """Each game of `chosen` asked and judged, disagreements as they come."""
+    for seed in chosen:
+        game = game_of(seed)
+        disagreement = judge(game, session.ask(game.request), spec)
+        if disagreement is not None:
+            yield disagreement
 
 
 def main(args: argparse.Namespace) -> int:
-    spec = load_spec()
     chosen = seeds(args.seed, args.games, args.shard)
-    session = Session(execute.Options.scaled(execute.implementation_argv(args.impl), multiplier=args.timeout_multiplier))
-    found: list[Disagreement] = []
-    try:
-        for seed in chosen:
-            disagreement = judge(game_of(seed), session, spec)
-            if disagreement is not None:
-                found.append(disagreement)
-                emit(escape.visible(f"seed {seed}: {disagreement.kind} [{disagreement.rule}] {disagreement.what}"))
-    finally:
-        name = session.name
-        session.close()
-    if args.out is not None:
-        for disagreement in found:
-            _write_case(args.out, disagreement, args.impl, spec)
-    kinds = {kind: sum(1 for d in found if d.kind == kind) for kind in ("UNSOUND", "DIFFERS", "ERRORED")}
-    counted = ", ".join(f"{count} {kind.lower()}" for kind, count in kinds.items() if count)
     span = f"seeds {chosen[0]}-{chosen[-1]}" if chosen else "no seed"
     if args.shard != (1, 1):
         span += f", shard {args.shard[0]}/{args.shard[1]}"
-    emit(escape.visible(f"fuzz: {name}: {len(chosen)} games ({span}), {len(found)} disagreement(s)"
-                        + (f": {counted}" if counted else "")))
+    if args.coverage:
+        for line in coverage.of(game_of(seed) for seed in chosen).lines():
+            emit(line)
+        return Exit.OK
+    spec = load_spec()
+    argv = execute.implementation_argv(args.impl)
+    opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier)
+    session = Session(opts)
+    found: list[Disagreement] = []
+    try:
+        for disagreement in campaign(chosen, session, spec):
+            found.append(disagreement)
+            say(f"{disagreement.line()} ({disagreement.game.config.describe()})")
+    finally:
+        name = session.name
+        session.close()
+    kinds = [kind for kind in ("UNSOUND", "KEPT", "ENDED", "MISSING", "ACCEPTED", "DIFFERS", "ERRORED")
+             if any(d.kind == kind for d in found)]
+    counted = ", ".join(f"{sum(1 for d in found if d.kind == kind)} {kind.lower()}" for kind in kinds)
+    say(f"fuzz: {name}: {len(chosen)} games ({span}), {len(found)} disagreement(s)" + (f": {counted}" if counted else ""))
+    if args.out is not None and found:
+        write_cases(args.out, found, args, opts, spec)
     if found:
         replay = ["cardid", "fuzz", *(["--impl", args.impl] if args.impl else []),
                   "--seed", str(found[0].game.seed), "--games", "1"]
-        say(f"replay the first: {shlex.join(replay)}", sys.stdout)
+        say(f"replay the first: {shlex.join(replay)}")
         return Exit.FAILED
     return Exit.OK
 
 
-def _write_case(folder: Path, disagreement: Disagreement, impl: str | None, spec: Spec) -> None:
-    game = disagreement.game
-    path = folder / f"fuzz-{game.seed}.yaml"
-    data = draft.case_data(_meta(game, disagreement.rule, spec), game.request,
-                           Answered(result=write(game.request)))
-    draft.checked(path, data, spec)
-    comments = [
-        f"Fails: {impl or 'cardid reference'} (cardid fuzz, seed {game.seed}): {disagreement.kind}: "
-        f"{disagreement.what}",
-        *draft.review_comment("the bundled reference", "cardid fuzz"),
-    ]
-    draft.write(path, data, comments, what="the generated case")
-    say(escape.visible(f"wrote {path}"), sys.stdout)
+def write_cases(folder: Path, found: list[Disagreement], args: argparse.Namespace, opts: execute.Options,
+                spec: Spec) -> None:
+    """One case per kind and rule of disagreement, the first game of each, shrunk."""
+    firsts: dict[tuple[str, str], Disagreement] = {}
+    for disagreement in found:
+        firsts.setdefault((disagreement.kind, disagreement.rule), disagreement)
+    impl = args.impl or "cardid reference"
+    for disagreement in firsts.values():
+        game = disagreement.game
+        path = folder / f"fuzz-{game.seed}.yaml"
+        data = case_data(game, expected(game), spec, disagreement.rule)
+        kept = f"the whole game, {len(game.truth)} observations"
+        if args.shrink:
+            case = draft.checked(path, data, spec)
+            try:
+                with shrink.Shrinker(case, opts, spec, path=path, new_id=f"fuzz-{game.seed}") as shrinker:
+                    result = shrinker.shrink()
+                data = dict(result.data)
+                kept = ", ".join(f"{k} of {of} {what}" for what, k, of in result.removed)
+            except shrink.NoFailure as exc:
+                say(f"seed {game.seed}: not shrunk: {exc}")
+        comments = [
+            f"Fails: {impl}, {disagreement.kind} [{disagreement.rule}] in generated game {game.seed} "
+            f"({game.config.describe()}): {disagreement.what}. Written by `cardid fuzz`, keeping {kept}.",
+            *draft.review_comment("the bundled reference", "cardid fuzz"),
+        ]
+        draft.write(path, data, comments, what="the generated case")
+        say(f"wrote {path} ({kept})", sys.stdout)
