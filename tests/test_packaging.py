@@ -147,3 +147,22 @@ def test_installed_wheel_names_the_commit_it_was_built_from(installed: Path) -> 
     done = _run(installed, "-m", "cardid_runner", "--version")
     assert done.returncode == 0, done.stderr
     assert f"commit {built_from}" in done.stdout, done.stdout
+
+
+def test_every_package_folder_is_packaged() -> None:
+    """Each folder of the three packages with an __init__.py is listed in pyproject.toml, so the
+    wheel carries it (a subpackage left out imports from a checkout and fails once installed)."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    names = {"conformance": "cardid_conformance", "runner": "cardid_runner", "reference": "cardid_reference"}
+    found = {
+        ".".join([names[top], *init.parent.relative_to(ROOT / top).parts])
+        for top in names for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert found == listed
+
+
+def test_installed_cli_fuzzes_the_reference(installed: Path) -> None:
+    """`cardid fuzz` plays generated games from the installed package."""
+    done = _run(installed, "-m", "cardid_runner", "fuzz", "--games", "20")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "20 games (seeds 0-19), 0 disagreement(s)" in done.stdout
