@@ -12,6 +12,7 @@ pure functions, which tests/test_bench.py checks on given numbers).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -54,6 +55,7 @@ KEYS = (
     *("3a", "3b", "3c", "3d", "3e", "3f", "3g"),
     *("4a", "4b", "4c", "4d", "4e", "4f", "4g"),
     *("5a", "5b", "5c", "5d", "5e"),
+    *("6a", "6b", "6c", "6d", "6e", "6f", "6g"),
 )
 
 
@@ -91,6 +93,7 @@ class Settings:
     load_repeats: int
     corpus_load_repeats: int
     tool_repeats: int
+    generated_games: int
 
 
 FULL = Settings(
@@ -106,6 +109,7 @@ FULL = Settings(
     load_repeats=3,
     corpus_load_repeats=15,
     tool_repeats=5,
+    generated_games=1_000,
 )
 QUICK = Settings(
     quick=True,
@@ -120,6 +124,7 @@ QUICK = Settings(
     load_repeats=1,
     corpus_load_repeats=1,
     tool_repeats=1,
+    generated_games=100,
 )
 
 
@@ -824,6 +829,64 @@ def tools_figures(m: dict[str, float]) -> list[Figure]:
     ]
 
 
+def figure_generated(settings: Settings) -> list[Figure]:
+    """(6) Generated games (conformance/generate/): generating them, the oracle, and a
+    `cardid fuzz` campaign, each against the reference's own time on the same games."""
+    from cardid_conformance.generate import game_of
+    from cardid_runner import cli
+
+    seeds = range(settings.generated_games)
+    m: dict[str, list[float]] = {"generate": [], "reference": [], "oracle": [], "campaign": []}
+    for _ in range(3 if not settings.quick else 1):
+        began = time.perf_counter()
+        games = [game_of(seed) for seed in seeds]
+        m["generate"].append(time.perf_counter() - began)
+        texts = [json.dumps(game.request).encode() for game in games]
+        answers: list[Any] = []
+        began = time.perf_counter()
+        for text in texts:  # what the reference's process does per request: decode, answer, encode
+            try:
+                result = answer(json.loads(text))
+                json.dumps(result, ensure_ascii=False).encode()
+                answers.append(result)
+            except RequestError:
+                answers.append(None)
+        m["reference"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        for game, result in zip(games, answers, strict=True):
+            if result is not None:
+                game.check(result["assignments"])
+        m["oracle"].append(time.perf_counter() - began)
+        with open(os.devnull, "w") as quiet, contextlib.redirect_stdout(quiet):
+            began = time.perf_counter()
+            code = cli.main(["fuzz", "--games", str(settings.generated_games)])
+            m["campaign"].append(time.perf_counter() - began)
+        if code != 0:
+            raise SystemExit("cardid fuzz found a disagreement with the reference itself")
+    return generated_figures({name: statistics.median(values) for name, values in m.items()},
+                             settings.generated_games)
+
+
+def generated_figures(m: dict[str, float], games: int) -> list[Figure]:
+    """6a to 6g from the median seconds of `generate`, `reference` (its own time: decode,
+    answer, encode), `oracle` and `campaign` (`cardid fuzz` against the reference's process)."""
+    overhead = m["campaign"] - m["reference"]
+    return [
+        Figure(key="6a", label=f"generating {games:,} games", value=f"{m['generate']:.2f} s"),
+        Figure(key="6b", label="the reference's own time on them (decode, answer, encode)",
+               value=f"{m['reference']:.2f} s"),
+        Figure(key="6c", label="generation / the reference's own time", value=f"{m['generate'] / m['reference']:.2f}x",
+               target="<= 0.5x", met=m["generate"] / m["reference"] <= 0.5),
+        Figure(key="6d", label="the oracle / the reference's own time", value=f"{m['oracle'] / m['reference']:.3f}x",
+               target="<= 0.5x", met=m["oracle"] / m["reference"] <= 0.5),
+        Figure(key="6e", label="cardid fuzz against the reference's process, whole campaign",
+               value=f"{m['campaign']:.2f} s"),
+        Figure(key="6f", label="its overhead (campaign minus the reference's own time)", value=f"{overhead:.2f} s"),
+        Figure(key="6g", label="overhead / the implementation's own time", value=f"{overhead / m['reference']:.2f}x",
+               target="<= 1.2x", met=overhead / m["reference"] <= 1.2),
+    ]
+
+
 # ---------------------------------------------------------------------- the report
 
 
@@ -851,7 +914,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
     parser.add_argument(
-        "--only", default="12345", help="which benchmarks to run, e.g. 14 (default: all)"
+        "--only", default="123456", help="which benchmarks to run, e.g. 14 (default: all)"
     )
     parser.add_argument("--serve-game", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -873,6 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ("2", lambda tmp: figure_corpus(subset, spec, settings)),
         ("5", lambda tmp: figure_tools(settings, tmp)),
         ("4", lambda tmp: figure_loading(spec, settings, tmp)),
+        ("6", lambda tmp: figure_generated(settings)),
         ("3", lambda tmp: figure_growth(settings, tmp)),  # last: it leaves the largest heap behind
     ]
     with tempfile.TemporaryDirectory(prefix="cardid-bench-") as tmp:

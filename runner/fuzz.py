@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cardid_conformance import schemas
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
@@ -38,6 +39,7 @@ examples:
   cardid fuzz --impl ./adapter --seed 4711 --games 1            # replay one game
   cardid fuzz --impl ./adapter --games 10000 --shard 2/4 --out fuzzed/
   cardid fuzz --coverage --games 1000                           # what the games exercise
+  cardid fuzz --mutants --games 1000                            # which wrong writers they find
 
 Each disagreement is named with its seed and what the game was played with:
   UNSOUND   one instance ID given to two physical objects
@@ -112,6 +114,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="with --out, write each game whole")
     parser.add_argument("--coverage", action="store_true",
                         help="run no implementation: print what the games exercise")
+    parser.add_argument("--mutants", action="store_true",
+                        help="instead of --impl, judge every deliberately wrong writer of reference/mutants on "
+                        "the games: the first seed that finds each, or why none can")
     parser.set_defaults(handler=main)
 
 
@@ -156,7 +161,8 @@ def case_data(game: Generated, reference: Answer, spec: Spec, rule: str) -> dict
     rule = rule if rule in spec.rules else "ID-6"
     meta = draft.Metadata(
         id=f"fuzz-{game.seed}",
-        description=f"Generated game {game.seed}: {game.config.describe()} (conformance/generate/).",
+        description=f"Generated game {game.seed} (conformance/generate/), which `cardid fuzz --seed {game.seed} "
+        "--games 1` replays.",
         role="writer", level=spec.rule(rule).level.name, rules=(rule,), cr=spec.rule(rule).cr,
         tags=("generated",),
     )
@@ -195,10 +201,26 @@ def judge(game: Generated, answer: Answer, spec: Spec) -> Disagreement | None:
             if findings:
                 first = findings[0]
                 return disagree(first.kind, first.rule, first.what)
+            assert isinstance(reference, Answered)
+            if same_table(result, reference.result):
+                return None
             differences = compare_writer(as_case(game, reference, spec), result)
             if differences:
                 return disagree("DIFFERS", differences[0].rule, differences[0].message)
     return None
+
+
+def same_table(result: dict[str, Any], reference: dict[str, Any]) -> bool:
+    """Whether an answer whose assignments keep the game's partition has exactly the reference's
+    card table, its IDs renamed: the common case, decided without building a case. Anything
+    else is left to the comparison the suite judges cases with (conformance/compare.py)."""
+    renamed = {mine: theirs for mine, theirs in zip(result["assignments"], reference["assignments"], strict=True)
+               if mine is not None}
+    try:
+        table = {renamed[entry["id"]]: {**entry, "id": renamed[entry["id"]]} for entry in result["card_table"]}
+    except (KeyError, TypeError):
+        return False
+    return len(table) == len(result["card_table"]) and table == {e["id"]: e for e in reference["card_table"]}
 
 
 def campaign(chosen: list[int], session: Session, spec: Spec) -> Iterator[Disagreement]:
@@ -220,6 +242,8 @@ def main(args: argparse.Namespace) -> int:
             emit(line)
         return Exit.OK
     spec = load_spec()
+    if args.mutants:
+        return mutants_found(chosen, spec)
     argv = execute.implementation_argv(args.impl)
     opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier)
     session = Session(opts)
@@ -243,6 +267,53 @@ def main(args: argparse.Namespace) -> int:
         say(f"replay the first: {shlex.join(replay)}")
         return Exit.FAILED
     return Exit.OK
+
+
+#: The writer mutants no generated game can find, and why (docs/generated-games.md says the same).
+NOT_GENERATED = {
+    "copy-to-stack-from-battlefield-kept": "no game moves a permanent from the battlefield to the stack; "
+    "the corpus pins the reading of TOK-3 against E8 with a case that does",
+    "later-owner-rebinds": "a source never shows another owner for a card it has shown: the generator "
+    "gives the true owner, and only a contradicting one tells the readings apart",
+    "owner-from-controller": "it differs only for a card first seen in a shared zone with no owner shown, a "
+    "request a writer MAY reject (observations.md), so a game cannot hold it",
+    "owner-from-source-zone-first": "it differs only for a card first seen moving between two players' zones, "
+    "which CR 400.3 rules out and sources never show",
+}
+
+
+def mutants_found(chosen: list[int], spec: Spec) -> int:
+    """Which game first finds each writer mutant (reference/mutants), asked in-process."""
+    from cardid_reference.mutants import MUTANTS, broken_role, entry_points
+
+    played = [game_of(seed) for seed in chosen]
+    missed = []
+    for name in sorted(MUTANTS):
+        if broken_role(name) != "writer":
+            continue
+        mutant_write = entry_points(name)[0]
+        first = None
+        for game in played:
+            answer: Answer
+            try:
+                answer = Answered(result=mutant_write(game.request))
+            except RequestError as exc:
+                answer = Rejected(message=str(exc))
+            except (Exception, SystemExit) as exc:  # noqa: BLE001 - a mutant's crash is its answer
+                answer = Crashed(reason=f"{type(exc).__name__}: {exc}")
+            first = judge(game, answer, spec)
+            if first is not None:
+                break
+        if first is not None:
+            emit(f"{name:<42} seed {first.game.seed:<6} {first.kind} [{first.rule}]")
+        else:
+            reason = NOT_GENERATED.get(name)
+            emit(f"{name:<42} not found" + (f": {reason}" if reason else ", and no reason is given"))
+            if reason is None:
+                missed.append(name)
+    say(f"fuzz: {len(played)} games; writer mutants found by none and with no reason: {len(missed)}"
+        + (f" ({', '.join(missed)})" if missed else ""))
+    return Exit.FAILED if missed else Exit.OK
 
 
 def write_cases(folder: Path, found: list[Disagreement], args: argparse.Namespace, opts: execute.Options,

@@ -22,6 +22,7 @@ TINY = dataclasses.replace(
     sizes=(20, 40, 80),
     generated_cases=4,
     corpus_load_repeats=1,
+    generated_games=5,
 )
 
 
@@ -36,6 +37,9 @@ def _given(
     peak: float = 300.0,
     load: tuple[float, ...] = (1.5,),
     tools: float = 1.5,
+    generation: float = 0.5,
+    oracle: float = 0.5,
+    overhead: float = 1.2,
 ) -> list[run.Figure]:
     """Every figure, from numbers chosen so that each ratio is the one given."""
     pinned = {"runner": runner, "bare": bare, "bytes": 0.05}
@@ -61,6 +65,8 @@ def _given(
     figures += run.loading_figures(3, times, 10, 10_000, times)
     samples = {"cli": 1.0, "pytest": tools, "cli_wall": 0.3, "pytest_wall": 0.6}
     figures += run.tools_figures({**samples, "pytest_empty": 0.4})
+    figures += run.generated_figures({"generate": generation * 5.0, "reference": 5.0, "oracle": oracle * 5.0,
+                                      "campaign": 5.0 + overhead * 5.0}, 10)
     return figures
 
 
@@ -79,19 +85,20 @@ def test_targets_are_ratios_of_the_same_run() -> None:
     quotient of the figures it names."""
     at_limit = _by_key(_given())
     assert {k for k, f in at_limit.items() if f.met is not None} == {
-        "1c", "2d", "2g", "3e", "3f", "3g", "4g", "5c"
+        "1c", "2d", "2g", "3e", "3f", "3g", "4g", "5c", "6c", "6d", "6g"
     }
     assert all(f.met for f in at_limit.values() if f.met is not None)
     assert at_limit["1c"].value == "2.00x" and at_limit["2d"].value == "50x"
     assert at_limit["2g"].value == "1.60x" and at_limit["3e"].value == "12.0x"
     assert at_limit["3f"].value == "10.0%" and at_limit["3g"].value.startswith("300 MB")
     assert at_limit["4g"].value == "1.50x" and at_limit["5c"].value == "1.50x"
+    assert at_limit["6c"].value == "0.50x" and at_limit["6g"].value == "1.20x"
     past = _by_key(
         _given(runner=0.2002, isolate=49.9, speedup=1.59, growth=(12.1,), share=0.101,
-               peak=300.5, load=(1.51,), tools=1.51)
+               peak=300.5, load=(1.51,), tools=1.51, generation=0.51, oracle=0.51, overhead=1.21)
     )
     assert [k for k, f in past.items() if f.met is False] == [
-        "1c", "2d", "2g", "3e", "3f", "3g", "4g", "5c"
+        "1c", "2d", "2g", "3e", "3f", "3g", "4g", "5c", "6c", "6d", "6g"
     ]
 
 
@@ -109,7 +116,7 @@ def test_report_prints_each_figure_and_judges_only_full_runs() -> None:
     rows = [line for line in lines if line[:3].rstrip() in run.KEYS]
     assert [row.split()[0] for row in rows] == list(run.KEYS)
     assert lines[0] == "head" and status == 1
-    assert lines[-1] == "targets: 7 met, 1 missed (1c)"
+    assert lines[-1] == "targets: 10 met, 1 missed (1c)"
     assert next(r for r in rows if r.startswith("1c ")).endswith("MISSED")
     assert run.report(["head"], figures, quick=False, strict=False)[1] == 0
     lines, status = run.report(["head"], figures, quick=True, strict=True)
@@ -128,7 +135,7 @@ def test_bare_libraries_take_the_files_the_loader_takes(tmp_path: Path, spec: Sp
     assert len(times.load) == len(times.bare) == 2
 
 
-@pytest.mark.parametrize("number", ["1", "2", "3", "4"])
+@pytest.mark.parametrize("number", ["1", "2", "3", "4", "6"])
 def test_each_benchmark_runs_on_tiny_inputs(number: str, spec: Spec, tmp_path: Path) -> None:
     """Benchmarks 1 to 4 run end to end (processes, the reference, generated files) on tiny
     inputs and give their figures; benchmark 5 only starts the same tools as the test suite."""
@@ -138,6 +145,7 @@ def test_each_benchmark_runs_on_tiny_inputs(number: str, spec: Spec, tmp_path: P
         "2": lambda: run.figure_corpus(corpus, spec, TINY),
         "3": lambda: run.figure_growth(TINY, tmp_path),
         "4": lambda: run.figure_loading(spec, TINY, tmp_path),
+        "6": lambda: run.figure_generated(TINY),
     }[number]
     figures = step()
     assert [f.key for f in figures] == [k for k in run.KEYS if k.startswith(number)]

@@ -172,3 +172,22 @@ def test_small_games_of_every_kind_are_valid() -> None:
         game = play(seed, Config(players=2 + seed % 2, perspective=seed % 2, relink=seed % 3 == 0,
                                  tracking=seed % 5 < 2, library=seed % 4, events=seed % 12 + 1))
         assert schemas.first_problem("writer-input", game.request) is None
+
+
+def test_mutants_names_the_game_that_finds_each_wrong_writer(capsys: pytest.CaptureFixture[str]) -> None:
+    """Over a few games, some writer mutants are found (with the seed and the kind) and some
+    not; those without a reason in NOT_GENERATED make the command fail."""
+    assert main(["fuzz", "--mutants", "--games", "10"]) == Exit.FAILED
+    out = capsys.readouterr().out
+    assert "keep-through-shuffle" in out and "seed " in out
+    assert "not found, and no reason is given" in out
+    assert "writer mutants found by none and with no reason:" in out
+
+
+def test_every_mutant_not_generated_exists_and_docs_give_the_same_reasons() -> None:
+    from cardid_reference.mutants import MUTANTS
+
+    docs = (Path(__file__).parent.parent / "docs" / "generated-games.md").read_text(encoding="utf-8")
+    for name in fuzz.NOT_GENERATED:
+        assert name in MUTANTS
+        assert f"`{name}`" in docs

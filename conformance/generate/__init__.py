@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import Play, step
+from .events import ALWAYS, EVENTS, Play, Schedule
 from .inconsistent import spoil
 from .oracle import Finding, check, shared_ids
 from .world import Truth, World
@@ -38,13 +38,18 @@ class Config:
     events: int = 20
     #: End with an observation no game could produce, which a writer must reject (REQ).
     inconsistent: bool = False
+    #: The kinds of event the game may have (events.EVENTS), besides those it always has: a
+    #: game of a few kinds reaches deeper into each (swarm testing, Groce et al. 2012).
+    enabled: frozenset[str] = frozenset(name for name, _, _ in EVENTS)
 
     def describe(self) -> str:
         source = "relinks handles" if self.relink else "keeps handles"
         tracking = "hidden tracking" if self.tracking else "no hidden tracking"
         ending = ", then an inconsistent observation" if self.inconsistent else ""
+        left_out = sorted(name for name, _, _ in EVENTS if name not in self.enabled and name not in ALWAYS)
+        kinds = f" (none of: {', '.join(left_out)})" if left_out else ""
         return (f"{self.players} players, perspective P{self.perspective + 1}, a source that {source}, "
-                f"{tracking}, libraries of {self.library}, {self.events} events{ending}")
+                f"{tracking}, libraries of {self.library}, {self.events} events{kinds}{ending}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,7 +82,8 @@ def config_of(seed: int) -> Config:
         tracking=rng.random() < 0.5,
         library=rng.randint(20, 40) if rng.random() < 0.15 else rng.randint(0, 8),
         events=rng.randint(5, 60),
-        inconsistent=rng.random() < 0.12,
+        inconsistent=rng.random() < 0.15,
+        enabled=frozenset(name for name, _, _ in EVENTS if rng.random() < 0.6),
     )
 
 
@@ -92,8 +98,9 @@ def play(seed: int, config: Config) -> Generated:
             world.libraries[player].cards.append(game.card_object(player))
     world.blind({"type": "game_start", "game": 1})
     events: Counter[str] = Counter()
+    schedule = Schedule(config.enabled)
     for _ in range(config.events):
-        events[step(game)] += 1
+        events[schedule.step(game)] += 1
     broken = spoil(game) if config.inconsistent else None
     return Generated(seed=seed, config=config, request=world.request(), truth=tuple(world.truth),
                      inconsistent=broken, ended_by=dict(world.ended_by), events=events, endings=Counter(world.ended))

@@ -52,6 +52,12 @@ POOL: tuple[Card, ...] = (
     {"name": "Lim-Dûl's Vault", "printings": [{"set": "C13", "number": "197", "source_ids": ["mtgo:51240", "mtgo:51241"]}]},
     {"name": "Kapow!", "aliases": ["Perilous Lunge"], "printings": [{"set": "OM1", "number": "111"}]},
     {"name": "Loam Lion", "aliases": ["壌土のライオン"], "printings": [{"set": "PWWK", "number": "13★"}]},
+    {"name": "Flesh // Blood", "faces": ["Flesh", "Blood"], "printings": [{"set": "DGM", "number": "128", "source_ids": ["mtgo:48514"]}]},
+    {"name": "Realm-Scorcher Hellkite", "printings": [{"set": "PWCS", "number": "2024-01"}]},
+    {"name": "Rosethorn Acolyte // Seasonal Ritual", "faces": ["Rosethorn Acolyte", "Seasonal Ritual"],
+     "printings": [{"set": "ELD", "number": "174", "source_ids": ["mtgo:78488", "arena:70321"]}]},
+    {"name": "Balefire Dragon", "printings": [{"set": "PUMA", "number": "U14", "source_ids": ["mtgo:70321", "mtgo:70322"]}]},
+    {"name": "Oran-Rief, the Vastwood", "aliases": ["巨森、オラン\uff1dリーフ"], "printings": [{"set": "PZEN", "number": "221★"}]},
 )
 
 #: A meld pair and the permanent they meld into (CR 712.4): `meld` is played with these.
@@ -65,8 +71,10 @@ MELD: tuple[Card, ...] = (
 TRANSFORMING = frozenset({"Delver of Secrets // Insectile Aberration", "Brutal Cathar // Moonrage Brute",
                           "Graveyard Trespasser // Graveyard Glutton"})
 
-#: Token names no card of the pool has: a description of one matches no card (NAME-7).
-TOKENS = ("Goblin", "Zombie", "Treasure", "Soldier")
+#: Token names: most match no card of the section, and are recorded as shown (NAME-7); Blood
+#: is a card of its own, named like a face of Flesh // Blood, whose Oracle name wins.
+TOKENS = ("Goblin", "Zombie", "Treasure", "Soldier", "Blood", "Tamiyo's Notebook")
+TOKEN_CARDS: dict[str, Card] = {"Blood": {"name": "Blood", "printings": [{"set": "TINR", "number": "21"}]}}
 
 
 def spelled(rng: random.Random, name: str) -> str:
@@ -84,25 +92,50 @@ def describe(rng: random.Random, card: Card, *, arena: bool) -> dict[str, Any]:
     """A description of `card` as a source shows it (NAME-7): a name (the Oracle name, a face's,
     an alias, spelled as sources spell it), a source ID of the source's own kind when the card
     has one, a printing (its set code in any case), or two of these, one of them now and then
-    another card's (the first step that matches decides)."""
+    another card's or one the section does not list (the first step that matches decides)."""
     printing = card["printings"][0]
-    ids = [i for i in printing.get("source_ids", []) if i.startswith("arena:" if arena else "mtgo:")]
-    names = [card["name"], *card.get("faces", [])[:1], *card.get("aliases", [])]
-    shown = {"set": rng.choice([printing["set"], printing["set"].lower()]), "number": printing["number"]}
-    other = rng.choice(POOL)["name"]
-    ways: list[dict[str, Any]] = [{"name": spelled(rng, rng.choice(names))}, {"printing": shown},
-                                  {"printing": shown, "name": spelled(rng, other)}]
-    if ids:
-        ways += [{"source_id": rng.choice(ids)}, {"source_id": rng.choice(ids), "name": spelled(rng, card["name"])},
-                 {"source_id": rng.choice(ids), "name": other}, {"source_id": rng.choice(ids), "printing": shown}]
-    return rng.choice(ways)
+    ids = [i for i in printing.get("source_ids", ()) if i.startswith("arena:" if arena else "mtgo:")]
+    way = rng.randrange(10 if ids else 5)
+
+    def shown() -> dict[str, str]:
+        return {"set": rng.choice((printing["set"], printing["set"].lower())), "number": printing["number"]}
+
+    def other() -> str:
+        return str(rng.choice(POOL)["name"])
+
+    match way:
+        case 0:
+            return {"name": spelled(rng, rng.choice([card["name"], *card.get("faces", ())[:1], *card.get("aliases", ())]))}
+        case 1:
+            return {"printing": shown()}
+        case 2:
+            return {"printing": shown(), "name": spelled(rng, other())}
+        case 3:
+            return {"source_id": _unlisted(rng, arena), "name": spelled(rng, card["name"])}
+        case 4:
+            return {"source_id": _unlisted(rng, arena), "printing": shown()}
+        case 5:
+            return {"source_id": rng.choice(ids)}
+        case 6:
+            return {"source_id": rng.choice(ids), "name": spelled(rng, card["name"])}
+        case 7:
+            return {"source_id": rng.choice(ids), "name": other()}
+        case 8:
+            return {"source_id": rng.choice(ids), "printing": shown()}
+        case _:
+            elsewhere = rng.choice(POOL)["printings"][0]
+            return {"source_id": rng.choice(ids), "printing": {"set": elsewhere["set"], "number": elsewhere["number"]}}
+
+
+def _unlisted(rng: random.Random, arena: bool) -> str:
+    return f"{'arena' if arena else 'mtgo'}:{rng.randint(900000, 999999)}"
 
 
 def unknown(rng: random.Random, *, arena: bool) -> dict[str, Any]:
     """A description that matches no card of the section: a source ID or a printing the
     section does not list (SRC-1, PRINT-2, VIS-2)."""
     if rng.random() < 0.5:
-        return {"source_id": f"{'arena' if arena else 'mtgo'}:{rng.randint(900000, 999999)}"}
+        return {"source_id": _unlisted(rng, arena)}
     return {"printing": {"set": "ZZZ", "number": str(rng.randint(1, 400))}}
 
 

@@ -7,6 +7,7 @@ current state (an empty library, nothing on the stack) returns False and another
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -54,11 +55,17 @@ class Play:
         o = self.w.objects[obj]
         if o.card is not None and self.rng.random() < 0.04:
             return cards.unknown(self.rng, arena=self.w.relink)
+        if o.looks_like is not None and self.rng.random() < 0.5:
+            # A source shows a copy by what it copies (MTGO names a clone so): NAME-5.
+            return cards.describe(self.rng, o.looks_like, arena=self.w.relink)
         if o.card is not None:
             if o.back_up:
                 return cards.face(o.card, 1)
             return cards.describe(self.rng, o.card, arena=self.w.relink)
-        return {"name": o.token_name or "Goblin"}
+        if self.rng.random() < 0.1:
+            # A token's own printing, which the section does not list: it binds nothing (TOK-5).
+            return {"printing": {"set": "TMKM", "number": str(self.rng.randint(1, 20))}}
+        return {"name": cards.spelled(self.rng, o.token_name or "Goblin")}
 
     def introduce(self, observation: dict[str, Any], obj: int) -> None:
         """The fields a source gives where an observation introduces an object: its owner, and
@@ -180,7 +187,7 @@ class Play:
         library = self.w.libraries[o.owner]
         size = len(library.cards)
         roll = self.rng.random()
-        if roll < 0.15:
+        if roll < (0.4 if o.kind == "copy" else 0.15):
             counted: int | None = None
         elif roll < 0.55:
             counted = self.rng.randint(1, 5)
@@ -193,8 +200,12 @@ class Play:
         if counted is not None or self.rng.random() < 0.5:
             observation["position"] = self.pos(counted)
         if not shown:
-            # A card the player cannot name goes back: "puts a card on top" (LIB-8).
+            # A card the player cannot name goes back: "puts a card on top" (LIB-8), or
+            # shuffled in at a place nobody knows.
             assert not self.w.live(obj)
+            if self.rng.random() < (0.5 if library.everything() else 0.2):
+                counted = None
+                observation.pop("position", None)
             _, ended = library.put(obj, counted, self.rng, known=False)
             self.w.ending(ended)
             self.w.blind(observation)
@@ -285,6 +296,8 @@ class Play:
             return False
         count = self.rng.randint(1, min(len(library.cards), 5))
         end = self.rng.choice(["top", "top", "bottom"])
+        if player == self.me and library.run("bottom") >= 2 and self.rng.random() < 0.5:
+            end, count = "bottom", self.rng.randint(2, library.run("bottom"))  # P orders what P put there
         order = list(range(1, count + 1))
         self.rng.shuffle(order)
         known = self.rng.random() < (0.7 if player == self.me else 0.2)
@@ -293,6 +306,14 @@ class Play:
             observation["order"] = order
         self.w.ending(library.reorder(end, count, order, known))
         self.w.blind(observation)
+        if known and self.rng.random() < 0.5:
+            # P looks at one of the cards P ordered (a scry's card seen again, Sensei's Top).
+            k = self.rng.randint(1, count)
+            obj, _, ended = library.look(k if end == "top" else -k)
+            self.w.ending(ended)
+            self.w.show({"type": "reveal", "object": self.w.new_handle(), "zone": f"library:{player}",
+                         "position": self.pos(k if end == "top" else -k), "card": self.describe(obj)},
+                        obj, keeps="LIB-6", new="LIB-4")
         return True
 
     def shuffle(self) -> bool:
@@ -446,6 +467,10 @@ class Play:
                 observation["melded"] = cards.describe(self.rng, cards.MELD[2], arena=self.w.relink)
             self.w.objects[obj].melded = True
             self.w.show(observation, obj, keeps="ID-4")
+        if self.rng.random() < 0.4:
+            # The melded permanent dies: one move per card (REQ-4); its handle stays taken.
+            for obj in pair:
+                self.move_public(obj, f"graveyard:{owner}")
         return True
 
     def move_public(self, obj: int, to: str, *, keeps: str = "ID-3") -> None:
@@ -468,6 +493,7 @@ class Play:
         if source == "battlefield":
             o.controller = o.owner
             o.melded = False
+            o.looks_like = None
         self.w.show(observation, obj, keeps=keeps)
         gone = self.ceases_on(obj, source, to)
         if gone is not None:
@@ -534,6 +560,25 @@ class Play:
         self.in_place(observation, obj, zone)
         return True
 
+    def unprinted(self) -> bool:
+        """A card whose arrival the log never printed is first seen leaving the battlefield
+        under another player's control (a stolen creature dies): its owner is the graveyard's
+        player (OWN-1), never the controller the move shows."""
+        owner = self.anyone()
+        obj = self.card_object(owner)
+        o = self.w.objects[obj]
+        o.controller = self.rng.choice(self.w.players)
+        self.w.place(obj, "battlefield", None)
+        observation: dict[str, Any] = {"type": "move", "object": self.w.shown(obj), "from": "battlefield",
+                                       "to": f"graveyard:{owner}", "card": self.describe(obj)}
+        if o.controller != owner or self.rng.random() < 0.5:
+            observation["controller"] = o.controller
+        self.relinked(observation, obj)
+        self.w.show(observation, obj, keeps="ID-3", new="OWN-1")
+        self.w.zone_of[obj] = f"graveyard:{owner}"
+        o.controller = owner
+        return True
+
     def in_place(self, observation: dict[str, Any], obj: int, zone: str) -> None:
         """A mention or a reveal outside a library: kept (ID-10), or followed for that
         observation only in a hand the player cannot follow (E7)."""
@@ -577,6 +622,7 @@ class Play:
         elif self.w.zone_of[obj] == "battlefield" and self.rng.random() < 0.3:
             model = self.rng.choice(cards.POOL)
             self.w.cards_used[model["name"]] = model
+            o.looks_like = model
             self.w.show({"type": "become_copy", "object": handle,
                          "copy_of": cards.describe(self.rng, model, arena=self.w.relink)}, obj, keeps="ID-4")
         else:
@@ -591,7 +637,10 @@ class Play:
         owner = self.anyone()
         originals = self.public("battlefield", *(f"graveyard:{p}" for p in self.w.players))
         original = self.rng.choice(originals) if originals and self.rng.random() < 0.3 else None
-        obj = self.w.new_object(Obj(owner=owner, kind="token", token_name=self.rng.choice(cards.TOKENS)))
+        name = self.rng.choice(cards.TOKENS)
+        if name in cards.TOKEN_CARDS:
+            self.w.cards_used[name] = cards.TOKEN_CARDS[name]
+        obj = self.w.new_object(Obj(owner=owner, kind="token", token_name=name))
         if original is not None:
             self.w.objects[obj].card = self.w.objects[original].card
         observation: dict[str, Any] = {"type": "create_token", "owner": owner}
@@ -627,6 +676,10 @@ class Play:
             observation["zone"] = zone  # a copy of a card, made in exile or a hand (CR 707.12)
         if self.w.objects[obj].card is not None and self.rng.random() < 0.3:
             observation["card"] = self.describe(obj)
+        elif self.rng.random() < 0.15:
+            shown = self.rng.choice(cards.POOL)  # a description of another card (NAME-5)
+            self.w.cards_used[shown["name"]] = shown
+            observation["card"] = cards.describe(self.rng, shown, arena=self.w.relink)
         self.w.place(obj, zone, handle)
         if zone.startswith("hand:") and not self.follows_hand(owner):
             self.w.glimpse(observation, obj, "HID-1")
@@ -711,7 +764,8 @@ EVENTS: tuple[tuple[str, int, Callable[[Play], bool]], ...] = (
     ("reveal_hand", 1, Play.reveal_hand),
     ("change", 3, Play.change),
     ("token", 3, Play.token),
-    ("copy", 2, Play.copy),
+    ("copy", 3, Play.copy),
+    ("unprinted", 1, Play.unprinted),
     ("vanish", 1, Play.vanish),
     ("foretell", 1, Play.foretell),
     ("meld", 1, Play.meld),
@@ -720,11 +774,22 @@ EVENTS: tuple[tuple[str, int, Callable[[Play], bool]], ...] = (
 )
 
 
-def step(play: Play) -> str:
-    """One event, drawn by weight among those that can happen now; its name."""
-    names = [name for name, _, _ in EVENTS]
-    weights = [weight for _, weight, _ in EVENTS]
-    while True:
-        name = play.rng.choices(names, weights)[0]
-        if {n: e for n, _, e in EVENTS}[name](play):
-            return name
+#: The events a game always has: the game goes on with these whatever else is left out.
+ALWAYS = frozenset({"take", "put", "cast", "size"})
+
+
+class Schedule:
+    """The events one game draws from: the `enabled` ones and those it always has, by weight."""
+
+    def __init__(self, enabled: frozenset[str]) -> None:
+        table = [(name, weight, event) for name, weight, event in EVENTS if name in enabled or name in ALWAYS]
+        self.names = [name for name, _, _ in table]
+        self.cumulative = list(itertools.accumulate(weight for _, weight, _ in table))
+        self.events = {name: event for name, _, event in table}
+
+    def step(self, play: Play) -> str:
+        """One event, drawn by weight among those that can happen now; its name."""
+        while True:
+            name = play.rng.choices(self.names, cum_weights=self.cumulative)[0]
+            if self.events[name](play):
+                return name

@@ -30,8 +30,11 @@ def wrong_zone(play: Play) -> dict[str, Any] | None:
     handle = play.w.handle_of[obj]
     elsewhere = play.rng.choice([z for z in ("battlefield", "exile", "stack", "command") if z != zone])
     roll = play.rng.random()
-    if roll < 0.4:
+    if roll < 0.2:
         return {"type": "mention", "object": handle, "zone": elsewhere}
+    if roll < 0.4:
+        owner = play.w.objects[obj].owner
+        return {"type": "reveal", "object": handle, "zone": f"hand:{owner}", "card": {"name": "Island"}}
     if roll < 0.7:
         library = f"library:{play.w.objects[obj].owner}"
         return {"type": "move", "object": handle, "from": library, "to": f"hand:{play.w.objects[obj].owner}",
@@ -45,10 +48,23 @@ def handle_taken(play: Play) -> dict[str, Any] | None:
     if not held:
         return None
     handle = play.w.handle_of[play.rng.choice(held)]
-    if play.rng.random() < 0.5 or len(held) < 2:
+    roll = play.rng.random()
+    if roll < 0.2 or len(held) < 2:
         return {"type": "create_token", "object": handle, "owner": play.me, "card": {"name": "Goblin"}}
+    if roll < 0.45:
+        return {"type": "create_copy", "object": handle, "owner": play.me, "card": {"name": "Island"}}
     mover, other = play.rng.sample(held, 2)
-    return {"type": "move", "object": play.w.handle_of[mover], "from": play.w.zone_of[mover],
+    moving = play.w.handle_of[mover]
+    battlefield = [o for o in held if play.w.zone_of[o] == "battlefield" and o != other]
+    if roll < 0.55 and battlefield:
+        # A meld whose permanent is given a handle a live card holds.
+        return {"type": "meld", "object": play.w.handle_of[play.rng.choice(battlefield)],
+                "permanent": play.w.handle_of[other]}
+    if roll < 0.7:
+        owner = play.w.objects[mover].owner
+        return {"type": "move", "object": moving, "from": play.w.zone_of[mover], "to": f"library:{owner}",
+                "position": "top", "new_object": play.w.handle_of[other]}
+    return {"type": "move", "object": moving, "from": play.w.zone_of[mover],
             "to": play.rng.choice(["exile", "battlefield", "command"]), "new_object": play.w.handle_of[other]}
 
 
@@ -74,17 +90,38 @@ def melded_as_object(play: Play) -> dict[str, Any] | None:
     if not play.w.reserved:
         return None
     permanent = play.rng.choice(sorted(play.w.reserved))
-    return play.rng.choice([
+    uses: list[dict[str, Any]] = [
         {"type": "move", "object": permanent, "from": "battlefield", "to": "exile"},
         {"type": "mention", "object": permanent, "zone": "battlefield"},
-    ])
+        {"type": "create_token", "object": permanent, "owner": play.me, "card": {"name": "Goblin"}},
+        {"type": "restart", "carried": [permanent]},
+    ]
+    held = _held(play)
+    if held:
+        obj = play.rng.choice(held)
+        uses.append({"type": "move", "object": play.w.handle_of[obj], "from": play.w.zone_of[obj],
+                     "to": "exile" if play.w.zone_of[obj] != "exile" else "battlefield", "new_object": permanent})
+        uses.append({"type": "create_token", "object": play.w.new_handle(), "owner": play.me, "original": permanent})
+    return play.rng.choice(uses)
 
 
 def past_size(play: Play) -> dict[str, Any] | None:
     """REQ-5: a library count against its known size, or an order that is no permutation."""
+    deep = [(p, end) for p in play.w.players for end in ("top", "bottom")
+            if not play.w.libraries[p].size_known and _deepest(play, p, end) >= 2]
+    if deep and play.rng.random() < 0.7:
+        # A size that puts a card tracked Nth from one end beyond the library.
+        player, end = play.rng.choice(deep)
+        return {"type": "library_size", "zone": f"library:{player}",
+                "size": play.rng.randint(0, _deepest(play, player, end) - 1)}
     known = [p for p in play.w.players if play.w.libraries[p].size_known]
     if not known:
         return {"type": "reorder", "zone": f"library:{play.me}", "end": "top", "count": 2, "order": [1, 3]}
+    empty = [p for p in known if not play.w.libraries[p].cards]
+    if empty and play.rng.random() < 0.5:
+        # A card taken from an empty library, at a position nobody knows.
+        player = play.rng.choice(empty)
+        return {"type": "move", "from": f"library:{player}", "to": f"hand:{player}"}
     player = play.rng.choice(known)
     size = len(play.w.libraries[player].cards)
     zone = f"library:{player}"
@@ -98,22 +135,35 @@ def past_size(play: Play) -> dict[str, Any] | None:
     ])
 
 
-#: The REQ rule each kind of inconsistent ending breaks.
-ENDINGS: tuple[tuple[str, Callable[[Play], dict[str, Any] | None]], ...] = (
-    ("REQ-1", wrong_zone),
-    ("REQ-2", handle_taken),
-    ("REQ-3", not_held),
-    ("REQ-4", melded_as_object),
-    ("REQ-5", past_size),
+def _deepest(play: Play, player: str, end: str) -> int:
+    """The farthest position from `end` at which the player's library has a tracked card."""
+    library = play.w.libraries[player]
+    order = library.cards if end == "top" else library.cards[::-1]
+    tracked = library.tracked(end)
+    return max((n + 1 for n, obj in enumerate(order) if obj in tracked), default=0)
+
+
+#: The REQ rule each kind of inconsistent ending breaks, and its weight: the kinds with the most
+#: variants, and REQ-4 (which needs a meld first), are drawn more often.
+ENDINGS: tuple[tuple[str, int, Callable[[Play], dict[str, Any] | None]], ...] = (
+    ("REQ-1", 2, wrong_zone),
+    ("REQ-2", 3, handle_taken),
+    ("REQ-3", 1, not_held),
+    ("REQ-4", 3, melded_as_object),
+    ("REQ-5", 4, past_size),
 )
 
 
 def spoil(play: Play) -> str | None:
-    """End the game with one inconsistent observation; the REQ rule it breaks (None when the
-    game's state offers none of the kind drawn)."""
-    rule, ending = play.rng.choice(ENDINGS)
-    observation = ending(play)
-    if observation is None:
-        return None
-    play.w.blind(observation)
-    return rule
+    """End the game with one inconsistent observation, of a kind the game's state offers; the
+    REQ rule it breaks."""
+    left = list(ENDINGS)
+    while left:
+        chosen = play.rng.choices(left, [weight for _, weight, _ in left])[0]
+        left.remove(chosen)
+        rule, _, ending = chosen
+        observation = ending(play)
+        if observation is not None:
+            play.w.blind(observation)
+            return rule
+    return None

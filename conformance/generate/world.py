@@ -42,6 +42,7 @@ class Obj:
     back_up: bool = False  # a transforming card showing its second face
     controller: str = ""
     melded: bool = False  # part of a melded permanent (CR 712.4)
+    looks_like: Card | None = None  # the card a permanent became a copy of (CR 707.4)
 
     def __post_init__(self) -> None:
         self.controller = self.controller or self.owner
@@ -313,11 +314,12 @@ class World:
         self.truth.append(Truth(obj, self.fresh(), rule))
 
     def request(self) -> dict[str, Any]:
+        section = [self.cards_used[name] for name in sorted(self.cards_used)]
         return {
             "role": "writer",
             "perspective": self.perspective,
             "players": self.players,
             "source": {"name": "generated", "hidden_tracking": self.tracking},
-            "cards": [self.cards_used[name] for name in sorted(self.cards_used)],
+            "cards": self.rng.sample(section, len(section)),  # in no order a writer may rely on
             "observations": self.observations,
         }
