@@ -108,12 +108,18 @@ def melded_as_object(play: Play) -> dict[str, Any] | None:
 def past_size(play: Play) -> dict[str, Any] | None:
     """REQ-5: a library count against its known size, or an order that is no permutation."""
     deep = [(p, end) for p in play.w.players for end in ("top", "bottom")
-            if not play.w.libraries[p].size_known and _deepest(play, p, end) >= 2]
-    if deep and play.rng.random() < 0.7:
+            if not play.w.libraries[p].size_known and _deepest(play, p, end) >= 1]
+    if deep and play.rng.random() < 0.9:
         # A size that puts a card tracked Nth from one end beyond the library.
         player, end = play.rng.choice(deep)
-        return {"type": "library_size", "zone": f"library:{player}",
-                "size": play.rng.randint(0, _deepest(play, player, end) - 1)}
+        deepest = _deepest(play, player, end)
+        library = play.w.libraries[player]
+        order = library.cards if end == "top" else library.cards[::-1]
+        # A size ending at an untracked position, with a tracked card beyond it: a writer that
+        # moves the card there instead of rejecting would look consistent.
+        gaps = [n for n in range(1, deepest) if order[n - 1] not in library.tracked(end)]
+        size = play.rng.choice(gaps) if gaps and play.rng.random() < 0.7 else play.rng.randint(0, deepest - 1)
+        return {"type": "library_size", "zone": f"library:{player}", "size": size}
     known = [p for p in play.w.players if play.w.libraries[p].size_known]
     if not known:
         return {"type": "reorder", "zone": f"library:{play.me}", "end": "top", "count": 2, "order": [1, 3]}
