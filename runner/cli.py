@@ -45,10 +45,10 @@ from cardid_runner import (
     rules,
     shrink,
 )
+from cardid_runner.process.stop import SIGNALS
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Run, perform
-from cardid_runner.stop import SIGNALS
 from cardid_runner.terminal import Exit, emit, reader_may_leave, say, show_result
 
 

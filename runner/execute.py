@@ -18,10 +18,12 @@ from cardid_conformance.errors import UsageError
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Level, Spec
-from cardid_runner import idle
 from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request, probe
-from cardid_runner.process import split_command
-from cardid_runner.stop import STOP
+from cardid_runner.process import idle
+from cardid_runner.process.command import split_command
+from cardid_runner.process.errors import BadCommand
+from cardid_runner.process.stop import STOP
+from cardid_runner.starting import usage_error
 
 #: The bundled reference, with -P: `-m` would otherwise look in the working folder first, where
 #: an implementation (or a stray json.py) could put a module of the same name.
@@ -29,8 +31,16 @@ REFERENCE_ARGV = (sys.executable, "-P", "-m", "cardid_reference")
 
 
 def implementation_argv(impl: str | None) -> tuple[str, ...]:
-    """The argv of an --impl command; None (no --impl) is the bundled reference."""
-    return tuple(split_command(impl)) if impl is not None else REFERENCE_ARGV
+    """The argv of an --impl command; None (no --impl) is the bundled reference. UsageError
+    for a command that does not split into words."""
+    if impl is None:
+        return REFERENCE_ARGV
+    try:
+        return tuple(split_command(impl))
+    except BadCommand as exc:
+        raise usage_error(exc) from None
+
+
 #: Seconds one case may take, before the multiplier.
 DEFAULT_TIMEOUT = 10.0
 #: Seconds the persistent-mode handshake may take, before the multiplier.
@@ -46,7 +56,7 @@ class Options:
     timeout: float = DEFAULT_TIMEOUT
     start_timeout: float = START_TIMEOUT
     #: Seconds an implementation may wait for input after `start` before it is taken for a
-    #: per-case adapter (runner/idle.py); scaled up by the multiplier, never down.
+    #: per-case adapter (runner/process/idle.py); scaled up by the multiplier, never down.
     quiet: float = idle.QUIET
     jobs: int = 1
 
@@ -200,7 +210,7 @@ def run_cases(
 ) -> Execution:
     """Run every case and return the outcomes in the order of `cases`.
 
-    The run stops early when STOP (runner/stop.py) is set, by a signal handler or by Ctrl-C
+    The run stops early when STOP (runner/process/stop.py) is set, by a signal handler or by Ctrl-C
     here: finished outcomes are kept, cases cut short are dropped.
     """
     launcher = launcher or options.launcher()

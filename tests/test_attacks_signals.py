@@ -21,11 +21,12 @@ import pytest
 from cardid_conformance import report as report_module
 from cardid_conformance import schemas
 from cardid_conformance.answer import Crashed
-from cardid_runner import execute, process
+from cardid_runner import execute
 from cardid_runner.adapter import PerCase, Persistent, Request
 from cardid_runner.cli import Exit, main
-from cardid_runner.process import DIR_PREFIX
-from cardid_runner.stop import STOP
+from cardid_runner.process import marks, transport
+from cardid_runner.process.marks import DIR_PREFIX
+from cardid_runner.process.stop import STOP
 
 from tests.conftest import NO_HYPOTHESIS
 from tests.fakes import scripted
@@ -63,7 +64,7 @@ def test_setsid_grandchild_does_not_outlive_the_run(
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
     # The grandchild holds the output pipe: output is read on for _AFTER_EXIT after the exit,
     # a wait this claim is not about.
-    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
+    monkeypatch.setattr(transport, "_AFTER_EXIT", 0.05)
     code = main(["run", "--impl", f"{sys.executable} {FAKE} setsid-grandchild", "--case", TARGET,
                  *(["--isolate"] if isolate else [])])
     assert code == Exit.OK
@@ -81,15 +82,15 @@ def test_a_process_that_keeps_forking_away_does_not_outlive_the_run(
     exit. Ended with its implementation all the same (in one of three runs it outlived one)."""
     pid_file = tmp_path / "pids"
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
-    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
+    monkeypatch.setattr(transport, "_AFTER_EXIT", 0.05)
     code = main(["run", "--impl", f"{sys.executable} {FAKE} fork-walker", "--case", TARGET, "--isolate"])
     assert code == Exit.OK
-    marks = {line.split()[1] for line in pid_file.read_text(encoding="utf-8").splitlines() if len(line.split()) == 2}
-    assert marks, "the walker never ran"
+    run_marks = {line.split()[1] for line in pid_file.read_text(encoding="utf-8").splitlines() if len(line.split()) == 2}
+    assert run_marks, "the walker never ran"
     time.sleep(0.3)  # a survivor would have forked on a few times by now
-    survivors = [pid for mark in marks for pid in process.marked_processes(mark)]
-    for mark in marks:
-        process.kill_marked(mark)  # never leave one behind, whatever the claim
+    survivors = [pid for mark in run_marks for pid in marks.marked_processes(mark)]
+    for mark in run_marks:
+        marks.kill_marked(mark)  # never leave one behind, whatever the claim
     assert not survivors, f"processes outlived the run: {survivors}"
 
 
@@ -282,7 +283,7 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, si
 
 def test_only_marked_processes_are_killed() -> None:
     """A process without the mark (or with another run's) is never killed by the mark scan."""
-    from cardid_runner.process import _kill_if_marked, kill_marked
+    from cardid_runner.process.marks import _kill_if_marked, kill_marked
 
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                                  env={**os.environ, "CARDID_RUN": "someone-else.1"})

@@ -16,7 +16,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
 from cardid_runner.execute import Execution, Options
-from cardid_runner.process import MAX_OUTPUT
+from cardid_runner.process.reads import MAX_OUTPUT
 
 from tests.fakes.scripted import (
     HELLO,

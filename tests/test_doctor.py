@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardid_runner import doctor, idle
+from cardid_runner import doctor
 from cardid_runner.cli import Exit, main
 from cardid_runner.doctor import Doctor, Finding
+from cardid_runner.process import idle
 
 from tests.conftest import QUIET
 

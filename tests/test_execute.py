@@ -15,7 +15,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
 from cardid_runner.execute import Execution, Options
-from cardid_runner.stop import STOP
+from cardid_runner.process.stop import STOP
 
 from tests.fakes.scripted import FakeLauncher, crashed, right_answer
 from tests.scripted_runs import IDS, TARGET, cases

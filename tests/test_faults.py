@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_runner import idle, process
 from cardid_runner.cli import Exit, main
+from cardid_runner.process import idle, transport
 
 from tests.conftest import QUIET
 from tests.processes import FAKE, FAULT_CASES, FAULT_TARGET, running
@@ -223,7 +223,7 @@ def test_no_orphan_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
     # The child holds the output pipe: output is read on for _AFTER_EXIT after the exit, a
     # wait this claim is not about.
-    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
+    monkeypatch.setattr(transport, "_AFTER_EXIT", 0.05)
     for isolate in ([], ["--isolate"]):
         code = main(["run", "--impl", f"{sys.executable} {FAKE} orphan-child", "--case", TARGET, "-q",
                      *isolate])

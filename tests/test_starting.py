@@ -14,11 +14,14 @@ import pytest
 from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import status
 from cardid_conformance.spec import load_spec
-from cardid_runner import execute, idle
-from cardid_runner.adapter import Persistent
+from cardid_runner import execute
+from cardid_runner.adapter import WAITING, Persistent
 from cardid_runner.cli import Exit, main
 from cardid_runner.execute import Options
-from cardid_runner.process import Process
+from cardid_runner.process import idle
+from cardid_runner.process.errors import CannotStart
+from cardid_runner.process.transport import Process
+from cardid_runner.starting import usage_error
 
 from tests.conftest import QUIET
 from tests.fakes.scripted import Behaviour, Out, launcher
@@ -33,9 +36,11 @@ def write(path: Path, text: str, *, mode: int = 0o644) -> Path:
 
 
 def cannot_start(command: list[str]) -> UsageError:
-    with pytest.raises(UsageError) as caught:
+    """The usage error a command reports for `command`, which the process package refuses to
+    start (CannotStart)."""
+    with pytest.raises(CannotStart) as caught:
         Process(command).kill()
-    return caught.value
+    return usage_error(caught.value)
 
 
 # The working directory.
@@ -182,8 +187,8 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
     )
     # Far below the 30 s allowance it would otherwise wait out (about half a second here).
     assert arrived[0] < 10.0, f"the first case was judged {arrived[0]:.1f} s after the start"
-    assert execution.mode == "per-case" and execution.fallback_reason == idle.WAITING
-    assert "a per-case adapter (it reads to end of input) is fine" in idle.WAITING
+    assert execution.mode == "per-case" and execution.fallback_reason == WAITING
+    assert "a per-case adapter (it reads to end of input) is fine" in WAITING
     assert [status(o) for o in execution.outcomes] == ["passed"] * len(IDS)
 
 

@@ -17,23 +17,16 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from cardid_runner.process import Read, TimedOut
+from cardid_runner.process.reads import Read, TimedOut
 
 #: Seconds without CPU time, all input read and nothing written, before concluding.
 QUIET = 0.5
 #: How often the implementation is looked at while a line is awaited.
 LOOK_EVERY = 0.1
 
-#: Why persistent mode is off, when it is concluded at the handshake: one line, in the run's note.
-WAITING = (
-    "the implementation read the start line and is waiting for more input: a per-case adapter "
-    "(it reads to end of input) is fine and runs one process per case; a persistent adapter "
-    "must flush each line it writes; --isolate skips the handshake"
-)
-
 
 class Watched(Protocol):
-    """What is looked at (runner.process.Process)."""
+    """What is looked at (runner.process.transport.Process)."""
 
     @property
     def output_read(self) -> int: ...
