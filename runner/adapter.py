@@ -30,6 +30,7 @@ from cardid_runner.process.reads import (
     printable,
 )
 from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
 from cardid_runner.protocol import Hello, Problem, Reply
 from cardid_runner.starting import usage_error
@@ -113,6 +114,11 @@ def probe(launcher: Launcher) -> tuple[Adapter, Hello] | str:
 Spawn = Callable[[Sequence[str]], Process]
 
 
+def real_processes(timing: Timing = DEFAULT) -> Spawn:
+    """Spawn real processes, which read on for `timing.after_exit` after they exit."""
+    return lambda argv: Process(argv, timing=timing)
+
+
 def start_process(spawn: Spawn, argv: Sequence[str]) -> Process:
     """The started process; a command that cannot start is a UsageError (exit status 2)."""
     try:
@@ -153,28 +159,31 @@ class ProcessLauncher:
 
     argv: tuple[str, ...]
     start_timeout: float
-    spawn: Spawn = Process
+    #: None: real processes (runner/process/transport.py), with `timing`.
+    spawn: Spawn | None = None
     pin: Pin = field(default_factory=Pin)
-    #: Seconds of waiting for input, without CPU time, that end the handshake
-    #: (runner/process/idle.py).
-    quiet: float = idle.QUIET
+    #: The quiet time that ends the handshake of an implementation waiting for input
+    #: (runner/process/idle.py), and the read after a process's exit.
+    timing: Timing = DEFAULT
 
     def persistent(self) -> Persistent:
         return Persistent(
             self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin,
-            quiet=self.quiet,
+            timing=self.timing,
         )
 
     def per_case(self) -> PerCase:
-        return PerCase(self.argv, spawn=self.spawn)
+        return PerCase(self.argv, spawn=self.spawn, timing=self.timing)
 
 
 class PerCase:
     """One process per request (contract C-1, C-2)."""
 
-    def __init__(self, argv: Sequence[str], *, spawn: Spawn = Process) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, spawn: Spawn | None = None, timing: Timing = DEFAULT
+    ) -> None:
         self._argv = list(argv)
-        self._spawn = spawn
+        self._spawn = spawn or real_processes(timing)
         self._live: set[Process] = set()
         self._lock = threading.Lock()
 
@@ -244,15 +253,15 @@ class Persistent:
     """One long-lived implementation process speaking JSON lines; restarted after a crash."""
 
     def __init__(
-        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
-        pin: Pin | None = None, stop_grace: float = STOP_GRACE, quiet: float = idle.QUIET,
+        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn | None = None,
+        pin: Pin | None = None, stop_grace: float = STOP_GRACE, timing: Timing = DEFAULT,
     ) -> None:
         self._argv = list(argv)
-        self._spawn = spawn
+        self._spawn = spawn or real_processes(timing)
         self._pin = pin or Pin()
         self._stop_grace = stop_grace
         self._start_timeout = start_timeout
-        self._quiet = quiet
+        self._quiet = timing.quiet
         self._proc: Process | None = None
         self._seq = itertools.count(1)
         self.hello: Hello | None = None

@@ -34,11 +34,13 @@ from cardid_runner.adapter import (
     PerCase,
     Request,
     Spawn,
+    real_processes,
     run_line,
     start_process,
 )
 from cardid_runner.process import idle
 from cardid_runner.process.reads import Ended, Line, Read, TimedOut, TooLong, printable
+from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
 from cardid_runner.protocol import Hello, Problem, Refused
 
@@ -159,14 +161,15 @@ class Doctor:
 
     def __init__(
         self, argv: Sequence[str], *, role: str | None = None, multiplier: float = 1.0,
-        spawn: Spawn = Process,
+        spawn: Spawn | None = None, timing: Timing = DEFAULT,
     ) -> None:
         self.argv = list(argv)
         self.role = role
-        limits = execute.Options.scaled(tuple(argv), multiplier=multiplier)
-        self.timeout, self.start_timeout, self.quiet = limits.timeout, limits.start_timeout, limits.quiet
+        limits = execute.Options.scaled(tuple(argv), multiplier=multiplier, timing=timing)
+        self.timeout, self.start_timeout = limits.timeout, limits.start_timeout
+        self.quiet = limits.timing.quiet
         self.stop_grace = STOP_GRACE * max(1.0, multiplier)
-        self._spawn = spawn
+        self._spawn = spawn or real_processes(limits.timing)
         self._samples = samples()
         self._stderr_seen = False
 
@@ -425,10 +428,10 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler=main)
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace, timing: Timing = DEFAULT) -> int:
     """Run the checks and print them; 0 when no problem was found, 1 otherwise."""
     doctor = Doctor(execute.implementation_argv(args.impl), role=args.role,
-                    multiplier=args.timeout_multiplier)
+                    multiplier=args.timeout_multiplier, timing=timing)
     problems = 0
     for finding in doctor.findings():
         problems += finding.kind == "problem"

@@ -19,10 +19,10 @@ from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Level, Spec
 from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request, probe
-from cardid_runner.process import idle
 from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
 from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.starting import usage_error
 
 #: The bundled reference, with -P: `-m` would otherwise look in the working folder first, where
@@ -55,28 +55,31 @@ class Options:
     isolate: bool = False
     timeout: float = DEFAULT_TIMEOUT
     start_timeout: float = START_TIMEOUT
-    #: Seconds an implementation may wait for input after `start` before it is taken for a
-    #: per-case adapter (runner/process/idle.py); scaled up by the multiplier, never down.
-    quiet: float = idle.QUIET
+    #: How long an implementation may wait for input after `start` before it is taken for a
+    #: per-case adapter, and how long output is read after a process exits
+    #: (runner/process/timing.py).
+    timing: Timing = DEFAULT
     jobs: int = 1
 
     @classmethod
     def scaled(
-        cls, argv: tuple[str, ...], *, multiplier: float, isolate: bool = False, jobs: int = 1
+        cls, argv: tuple[str, ...], *, multiplier: float, isolate: bool = False, jobs: int = 1,
+        timing: Timing = DEFAULT,
     ) -> Options:
-        """Options with both time limits scaled by one `--timeout-multiplier`."""
+        """Options with both time limits scaled by one `--timeout-multiplier`, and the quiet
+        time with them (up, never down)."""
         return cls(
             argv=argv,
             isolate=isolate,
             timeout=DEFAULT_TIMEOUT * multiplier,
             start_timeout=START_TIMEOUT * multiplier,
-            quiet=idle.QUIET * max(1.0, multiplier),
+            timing=timing.scaled(multiplier),
             jobs=jobs,
         )
 
     def launcher(self) -> Launcher:
         """Adapters over real processes of this command."""
-        return ProcessLauncher(self.argv, self.start_timeout, quiet=self.quiet)
+        return ProcessLauncher(self.argv, self.start_timeout, timing=self.timing)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -10,6 +10,8 @@
     marks       the run's mark on every process it starts, finding and killing what carries
                 it, and the temporary folders; watchdog.py (a script) does it if the runner dies
     stop        the run's stop flag, and the signal handling that sets it
+    timing      the waits that are not a run's time limits (`Timing`: quiet time, read after
+                exit), one value passed down rather than constants to change
 
 It imports nothing of `cardid_conformance` (tests/test_boundaries.py), and says nothing to a
 person: its errors carry the facts, and the runner words them (runner/starting.py).

@@ -41,10 +41,9 @@ from cardid_runner.process.reads import (
     printable,
 )
 from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import DEFAULT, Timing
 
 _CHUNK = 65536
-#: How long output is still read after the process exited (a child it left may hold the pipe).
-_AFTER_EXIT = 0.5
 
 
 class Process:
@@ -52,9 +51,13 @@ class Process:
     directory, as the user's shell would run it, and has its own temporary folder (TMPDIR),
     removed with it."""
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
-        """Start `argv` (CannotStart, or a subclass, if it cannot be started)."""
+    def __init__(
+        self, argv: Sequence[str], env: Mapping[str, str] | None = None, *, timing: Timing = DEFAULT
+    ) -> None:
+        """Start `argv` (CannotStart, or a subclass, if it cannot be started). `timing` says
+        how long output is read after the process exited (`after_exit`)."""
         self.mark = marks.new_mark()
+        self._after_exit = timing.after_exit
         try:
             self._scratch = marks.make_scratch(self.mark)
         except OSError as exc:
@@ -180,7 +183,7 @@ class Process:
                 return Ended(rest)
             until = deadline
             if self._exited_at is not None:
-                until = min(deadline, self._exited_at + _AFTER_EXIT)
+                until = min(deadline, self._exited_at + self._after_exit)
             waited = self._pump(until)
             if waited is not None and not (isinstance(waited, TimedOut) and until < deadline):
                 return waited
@@ -188,7 +191,7 @@ class Process:
     def _left_open(self) -> bool:
         """Exited a moment ago with its output still open: a child it left holds the pipe, and
         the output is over as far as this process goes."""
-        return self._exited_at is not None and time.monotonic() >= self._exited_at + _AFTER_EXIT
+        return self._exited_at is not None and time.monotonic() >= self._exited_at + self._after_exit
 
     def read_all(self, deadline: float) -> Output | Read:
         """All of standard output until it closes (per-case mode). The limit is that of one
@@ -204,7 +207,7 @@ class Process:
             if self.returncode is not None and self._out is not None:
                 # Exited with its output still open: a child it left holds the pipe. What came
                 # within a moment is the answer; the child is ended with the group.
-                self._drain_until(min(deadline, time.monotonic() + _AFTER_EXIT))
+                self._drain_until(min(deadline, time.monotonic() + self._after_exit))
                 break
         if over_limit(self._buffer):
             return TooLong()
