@@ -3,7 +3,7 @@
 A standard descriptor closed when Python started (`cardid run >&-`) is opened on /dev/null here,
 before any module of the package opens a file, as daemons do. Python leaves its stream None, so
 printing raised; and the next file opened took the descriptor's number: the stop flag's pipe
-(runner/stop.py) took 0, or a report to `-` went into whatever file took 1.
+(runner/process/stop.py) took 0, or a report to `-` went into whatever file took 1.
 """
 
 from __future__ import annotations

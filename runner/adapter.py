@@ -1,8 +1,9 @@
 """Talking to an implementation through the adapter contract: per-case and persistent modes.
 
 Both modes are an `Adapter` (start, run one request, close) over the same transport
-(runner/process.py); what an implementation writes is decoded and checked in one place
-(runner/protocol.py). The execution logic (runner/execute.py) sees only the `Launcher` and
+(runner/process/transport.py); what an implementation writes is decoded and checked in one
+place (runner/protocol.py). A command that cannot start is a usage error here (in the words of
+runner/starting.py), as every command reports it. The execution logic (runner/execute.py) sees only the `Launcher` and
 `Adapter` protocols, so that tests drive it with an in-memory fake.
 """
 
@@ -16,24 +17,35 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from cardid_conformance.answer import Answer, Crashed, Unsupported
-from cardid_runner import idle, protocol
-from cardid_runner.process import (
+from cardid_runner import protocol
+from cardid_runner.process import idle
+from cardid_runner.process.errors import ProcessError
+from cardid_runner.process.reads import (
     MAX_OUTPUT,
     Ended,
     Line,
     Output,
-    Process,
     TimedOut,
     TooLong,
+    printable,
 )
+from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.process.transport import Process
 from cardid_runner.protocol import Hello, Problem, Reply
-from cardid_runner.stop import STOP
+from cardid_runner.starting import usage_error
 
 #: How long a process gets to end after `stop`.
 STOP_GRACE = 2.0
 #: The runner's persistent-mode commands (protocol.schema.json#/$defs/start, run, stop).
 START_LINE = b'{"cmd":"start","protocol":1}\n'
 STOP_LINE = b'{"cmd":"stop"}\n'
+#: Why persistent mode is off, when it is concluded at the handshake: one line, in the run's note.
+WAITING = (
+    "the implementation read the start line and is waiting for more input: a per-case adapter "
+    "(it reads to end of input) is fine and runs one process per case; a persistent adapter "
+    "must flush each line it writes; --isolate skips the handshake"
+)
 
 
 def run_line(seq: int, payload: bytes) -> tuple[bytes, ...]:
@@ -98,8 +110,21 @@ def probe(launcher: Launcher) -> tuple[Adapter, Hello] | str:
     return started or "no handshake"
 
 
-#: What starts a process: runner.process.Process, or an in-memory stand-in in tests.
+#: What starts a process: runner.process.transport.Process, or an in-memory stand-in in tests.
 Spawn = Callable[[Sequence[str]], Process]
+
+
+def real_processes(timing: Timing = DEFAULT) -> Spawn:
+    """Spawn real processes, which read on for `timing.after_exit` after they exit."""
+    return lambda argv: Process(argv, timing=timing)
+
+
+def start_process(spawn: Spawn, argv: Sequence[str]) -> Process:
+    """The started process; a command that cannot start is a UsageError (exit status 2)."""
+    try:
+        return spawn(argv)
+    except ProcessError as exc:
+        raise usage_error(exc) from None
 
 
 class Pin:
@@ -125,7 +150,7 @@ class Pin:
 
 
 def _describe(hello: Hello) -> str:
-    return f"{protocol.printable(hello.name)[:60]} {protocol.printable(hello.version)[:30]} roles {','.join(hello.roles)}"
+    return f"{printable(hello.name)[:60]} {printable(hello.version)[:30]} roles {','.join(hello.roles)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,27 +159,31 @@ class ProcessLauncher:
 
     argv: tuple[str, ...]
     start_timeout: float
-    spawn: Spawn = Process
+    #: None: real processes (runner/process/transport.py), with `timing`.
+    spawn: Spawn | None = None
     pin: Pin = field(default_factory=Pin)
-    #: Seconds of waiting for input, without CPU time, that end the handshake (runner/idle.py).
-    quiet: float = idle.QUIET
+    #: The quiet time that ends the handshake of an implementation waiting for input
+    #: (runner/process/idle.py), and the read after a process's exit.
+    timing: Timing = DEFAULT
 
     def persistent(self) -> Persistent:
         return Persistent(
             self.argv, start_timeout=self.start_timeout, spawn=self.spawn, pin=self.pin,
-            quiet=self.quiet,
+            timing=self.timing,
         )
 
     def per_case(self) -> PerCase:
-        return PerCase(self.argv, spawn=self.spawn)
+        return PerCase(self.argv, spawn=self.spawn, timing=self.timing)
 
 
 class PerCase:
     """One process per request (contract C-1, C-2)."""
 
-    def __init__(self, argv: Sequence[str], *, spawn: Spawn = Process) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, spawn: Spawn | None = None, timing: Timing = DEFAULT
+    ) -> None:
         self._argv = list(argv)
-        self._spawn = spawn
+        self._spawn = spawn or real_processes(timing)
         self._live: set[Process] = set()
         self._lock = threading.Lock()
 
@@ -162,7 +191,7 @@ class PerCase:
         return None
 
     def run(self, request: Request) -> Answer:
-        proc = self._spawn(self._argv)
+        proc = start_process(self._spawn, self._argv)
         with self._lock:
             self._live.add(proc)
         try:
@@ -224,15 +253,15 @@ class Persistent:
     """One long-lived implementation process speaking JSON lines; restarted after a crash."""
 
     def __init__(
-        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn = Process,
-        pin: Pin | None = None, stop_grace: float = STOP_GRACE, quiet: float = idle.QUIET,
+        self, argv: Sequence[str], *, start_timeout: float, spawn: Spawn | None = None,
+        pin: Pin | None = None, stop_grace: float = STOP_GRACE, timing: Timing = DEFAULT,
     ) -> None:
         self._argv = list(argv)
-        self._spawn = spawn
+        self._spawn = spawn or real_processes(timing)
         self._pin = pin or Pin()
         self._stop_grace = stop_grace
         self._start_timeout = start_timeout
-        self._quiet = quiet
+        self._quiet = timing.quiet
         self._proc: Process | None = None
         self._seq = itertools.count(1)
         self.hello: Hello | None = None
@@ -250,7 +279,7 @@ class Persistent:
     def start(self) -> Hello | str:
         """Start the process and shake hands; return the Hello, or why persistent mode failed."""
         self._end()
-        proc = self._spawn(self._argv)
+        proc = start_process(self._spawn, self._argv)
         with self._lock:
             self._proc = proc
         self._answered = {}
@@ -263,7 +292,7 @@ class Persistent:
             match line:
                 case idle.Waiting():
                     self._end()
-                    return idle.WAITING
+                    return WAITING
                 case Line(data=data) if not data.strip():
                     continue  # blank lines carry nothing
                 case Line(data=data):

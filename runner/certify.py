@@ -28,9 +28,9 @@ from cardid_conformance.markdown import to_markdown
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
 from cardid_runner.outputs import OutputError, write_atomically
+from cardid_runner.process.stop import SIGNALS
 from cardid_runner.progress import Progress
 from cardid_runner.run import Run, perform
-from cardid_runner.stop import SIGNALS
 from cardid_runner.terminal import Exit, say, show_result
 
 _FORMATTER = argparse.RawDescriptionHelpFormatter

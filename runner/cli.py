@@ -45,10 +45,12 @@ from cardid_runner import (
     rules,
     shrink,
 )
+from cardid_runner.adapter import Launcher
+from cardid_runner.process.stop import SIGNALS
+from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Run, perform
-from cardid_runner.stop import SIGNALS
 from cardid_runner.terminal import Exit, emit, reader_may_leave, say, show_result
 
 
@@ -227,17 +229,22 @@ def _check_working_folder() -> None:
         ) from None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of `cardid` and `python -m cardid_runner`."""
+def main(
+    argv: Sequence[str] | None = None, *, launcher: Launcher | None = None, timing: Timing = DEFAULT
+) -> int:
+    """Entry point of `cardid` and `python -m cardid_runner`. `launcher` runs the implementation
+    of `cardid run` instead of real processes of --impl, and `timing` replaces the waits of
+    process handling (runner/process/timing.py) for `run` and `doctor`: the project's tests
+    pass in-memory implementations and shorter waits."""
     with reader_may_leave() as stdout:  # flushed as it ends: a failure to write is known then
-        code = _main(argv)
+        code = _main(argv, launcher, timing)
     if stdout.failure is not None:
         say(f"error: cannot write standard output: {stdout.failure}", sys.stderr)
         return Exit.USAGE  # an output that could not be written, as for --report-json
     return code
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, launcher: Launcher | None, timing: Timing) -> int:
     try:
         args = _parser().parse_args(argv)
         _check_working_folder()
@@ -253,10 +260,10 @@ def _main(argv: Sequence[str] | None) -> int:
             case "list":
                 return _list(args)
             case "doctor":
-                return doctor.main(args)
+                return doctor.main(args, timing)
             case "run":
                 with SIGNALS:  # from loading to the last report written
-                    return _run(args)
+                    return _run(args, launcher, timing)
             case _:  # each other command's module set its handler (set_defaults)
                 return int(args.handler(args))
     except _VersionAsked:
@@ -332,7 +339,7 @@ def _list(args: argparse.Namespace) -> int:
 _STREAMABLE = ("report_json", "junit", "markdown", "markdown_append")
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, launcher: Launcher | None, timing: Timing) -> int:
     """Parse options -> build the Run -> perform it -> print the Result. When an output goes to
     standard output (`--report-json -`), the console's text goes to standard error, so that
     standard output holds that output alone (`cardid run --report-json - | jq`)."""
@@ -342,11 +349,13 @@ def _run(args: argparse.Namespace) -> int:
     named = [getattr(args, option) for option in _STREAMABLE]
     if any(path is not None and outputs.descriptor(path) == 1 for path in named):
         with contextlib.redirect_stdout(sys.stderr):
-            return _perform(args, spec, corpus)
-    return _perform(args, spec, corpus)
+            return _perform(args, spec, corpus, launcher, timing)
+    return _perform(args, spec, corpus, launcher, timing)
 
 
-def _perform(args: argparse.Namespace, spec: Spec, corpus: Corpus) -> int:
+def _perform(
+    args: argparse.Namespace, spec: Spec, corpus: Corpus, launcher: Launcher | None, timing: Timing
+) -> int:
     the_run = Run(
         impl=args.impl,
         spec=spec,
@@ -365,6 +374,7 @@ def _perform(args: argparse.Namespace, spec: Spec, corpus: Corpus) -> int:
             save_failures=args.save_failures,
         ),
         source=args.source,
+        timing=timing,
     )
     if args.resume:
         earlier = resume(args.resume, the_run.command, spec, the_run.selected())
@@ -377,7 +387,7 @@ def _perform(args: argparse.Namespace, spec: Spec, corpus: Corpus) -> int:
     selected = the_run.selected()
     progress = Progress(len([case for case in selected if case.id not in the_run.resumed]))
     try:
-        result = perform(the_run, progress=progress)
+        result = perform(the_run, progress=progress, launcher=launcher)
     finally:
         progress.close()
     return show_result(the_run, result, quiet=args.quiet, report_json=args.report_json)

@@ -1,6 +1,6 @@
 """`cardid doctor`: checks that an adapter is written correctly, apart from whether it conforms.
 
-It starts the command as `cardid run` would (runner/process.py, runner/adapter.py), and checks
+It starts the command as `cardid run` would (runner/process/, runner/adapter.py), and checks
 the adapter contract (spec/adapter-contract.md) on a few small requests taken from real cases:
 the command starts; in persistent mode the handshake is valid, `seq` is echoed, each answer is
 one line, `stop` makes it exit 0; in per-case mode a valid request gets exit status 0 and a
@@ -26,7 +26,7 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsup
 from cardid_conformance.cases import Case, Rejection, load_case
 from cardid_conformance.errors import CaseError, SuiteError, UsageError
 from cardid_conformance.spec import load_spec
-from cardid_runner import execute, idle, options, protocol
+from cardid_runner import execute, options, protocol
 from cardid_runner.adapter import (
     START_LINE,
     STOP_GRACE,
@@ -34,9 +34,14 @@ from cardid_runner.adapter import (
     PerCase,
     Request,
     Spawn,
+    real_processes,
     run_line,
+    start_process,
 )
-from cardid_runner.process import Ended, Line, Process, Read, TimedOut, TooLong, split_command
+from cardid_runner.process import idle
+from cardid_runner.process.reads import Ended, Line, Read, TimedOut, TooLong, printable
+from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.process.transport import Process
 from cardid_runner.protocol import Hello, Problem, Refused
 
 ROLES = ("writer", "reader")
@@ -156,20 +161,21 @@ class Doctor:
 
     def __init__(
         self, argv: Sequence[str], *, role: str | None = None, multiplier: float = 1.0,
-        spawn: Spawn = Process,
+        spawn: Spawn | None = None, timing: Timing = DEFAULT,
     ) -> None:
         self.argv = list(argv)
         self.role = role
-        limits = execute.Options.scaled(tuple(argv), multiplier=multiplier)
-        self.timeout, self.start_timeout, self.quiet = limits.timeout, limits.start_timeout, limits.quiet
+        limits = execute.Options.scaled(tuple(argv), multiplier=multiplier, timing=timing)
+        self.timeout, self.start_timeout = limits.timeout, limits.start_timeout
+        self.quiet = limits.timing.quiet
         self.stop_grace = STOP_GRACE * max(1.0, multiplier)
-        self._spawn = spawn
+        self._spawn = spawn or real_processes(limits.timing)
         self._samples = samples()
         self._stderr_seen = False
 
     def findings(self) -> Iterator[Finding]:
         try:
-            proc = self._spawn(self.argv)
+            proc = start_process(self._spawn, self.argv)
         except UsageError as exc:
             yield problem(f"the command does not start: {exc.message}", exc.hint or _STDERR_HINT)
             return
@@ -361,7 +367,7 @@ class Doctor:
                 found = schemas.first_problem(schema, result)
                 if found is not None:
                     return problem(f"{what}: the result does not match schema/{schema}.schema.json at "
-                                   f"{found.where()}: {protocol.printable(found.message)[:200]}",
+                                   f"{found.where()}: {printable(found.message)[:200]}",
                                    f"the {sample.role} result is defined in spec/adapter-contract.md "
                                    f"(Roles) and schema/{schema}.schema.json", stderr)
                 status = "" if persistent else "exit status 0, "
@@ -422,9 +428,10 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     parser.set_defaults(handler=main)
 
 
-def main(args: argparse.Namespace) -> int:
+def main(args: argparse.Namespace, timing: Timing = DEFAULT) -> int:
     """Run the checks and print them; 0 when no problem was found, 1 otherwise."""
-    doctor = Doctor(split_command(args.impl), role=args.role, multiplier=args.timeout_multiplier)
+    doctor = Doctor(execute.implementation_argv(args.impl), role=args.role,
+                    multiplier=args.timeout_multiplier, timing=timing)
     problems = 0
     for finding in doctor.findings():
         problems += finding.kind == "problem"

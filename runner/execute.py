@@ -18,10 +18,12 @@ from cardid_conformance.errors import UsageError
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Level, Spec
-from cardid_runner import idle
 from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request, probe
-from cardid_runner.process import split_command
-from cardid_runner.stop import STOP
+from cardid_runner.process.command import split_command
+from cardid_runner.process.errors import BadCommand
+from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.starting import usage_error
 
 #: The bundled reference, with -P: `-m` would otherwise look in the working folder first, where
 #: an implementation (or a stray json.py) could put a module of the same name.
@@ -29,8 +31,16 @@ REFERENCE_ARGV = (sys.executable, "-P", "-m", "cardid_reference")
 
 
 def implementation_argv(impl: str | None) -> tuple[str, ...]:
-    """The argv of an --impl command; None (no --impl) is the bundled reference."""
-    return tuple(split_command(impl)) if impl is not None else REFERENCE_ARGV
+    """The argv of an --impl command; None (no --impl) is the bundled reference. UsageError
+    for a command that does not split into words."""
+    if impl is None:
+        return REFERENCE_ARGV
+    try:
+        return tuple(split_command(impl))
+    except BadCommand as exc:
+        raise usage_error(exc) from None
+
+
 #: Seconds one case may take, before the multiplier.
 DEFAULT_TIMEOUT = 10.0
 #: Seconds the persistent-mode handshake may take, before the multiplier.
@@ -45,28 +55,31 @@ class Options:
     isolate: bool = False
     timeout: float = DEFAULT_TIMEOUT
     start_timeout: float = START_TIMEOUT
-    #: Seconds an implementation may wait for input after `start` before it is taken for a
-    #: per-case adapter (runner/idle.py); scaled up by the multiplier, never down.
-    quiet: float = idle.QUIET
+    #: How long an implementation may wait for input after `start` before it is taken for a
+    #: per-case adapter, and how long output is read after a process exits
+    #: (runner/process/timing.py).
+    timing: Timing = DEFAULT
     jobs: int = 1
 
     @classmethod
     def scaled(
-        cls, argv: tuple[str, ...], *, multiplier: float, isolate: bool = False, jobs: int = 1
+        cls, argv: tuple[str, ...], *, multiplier: float, isolate: bool = False, jobs: int = 1,
+        timing: Timing = DEFAULT,
     ) -> Options:
-        """Options with both time limits scaled by one `--timeout-multiplier`."""
+        """Options with both time limits scaled by one `--timeout-multiplier`, and the quiet
+        time with them (up, never down)."""
         return cls(
             argv=argv,
             isolate=isolate,
             timeout=DEFAULT_TIMEOUT * multiplier,
             start_timeout=START_TIMEOUT * multiplier,
-            quiet=idle.QUIET * max(1.0, multiplier),
+            timing=timing.scaled(multiplier),
             jobs=jobs,
         )
 
     def launcher(self) -> Launcher:
         """Adapters over real processes of this command."""
-        return ProcessLauncher(self.argv, self.start_timeout, quiet=self.quiet)
+        return ProcessLauncher(self.argv, self.start_timeout, timing=self.timing)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -200,7 +213,7 @@ def run_cases(
 ) -> Execution:
     """Run every case and return the outcomes in the order of `cases`.
 
-    The run stops early when STOP (runner/stop.py) is set, by a signal handler or by Ctrl-C
+    The run stops early when STOP (runner/process/stop.py) is set, by a signal handler or by Ctrl-C
     here: finished outcomes are kept, cases cut short are dropped.
     """
     launcher = launcher or options.launcher()

@@ -39,7 +39,9 @@ from cardid_reference.adapter import main as adapter_main
 from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
 from cardid_runner import options
-from cardid_runner.process import split_command
+from cardid_runner.process.command import split_command
+from cardid_runner.process.errors import BadCommand
+from cardid_runner.starting import usage_error
 
 #: Seconds the parser may take on one log.
 PARSER_TIMEOUT = 60.0
@@ -99,7 +101,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def main(args: argparse.Namespace) -> int:
     """Serve requests, per case or persistent, as the reference adapter does."""
-    argv = split_command(args.parser)
+    try:
+        argv = split_command(args.parser)
+    except BadCommand as exc:
+        raise usage_error(exc) from None
 
     def write(request: Mapping[str, Any]) -> dict[str, Any]:
         return answer(request, lambda log: run_parser(argv, log))

@@ -16,10 +16,10 @@ import textwrap
 from pathlib import Path
 
 from cardid_conformance import files
-from cardid_conformance.errors import UsageError
 from cardid_conformance.sources.profile import RENDERERS
 from cardid_runner import outputs
-from cardid_runner.process import split_command
+from cardid_runner.process.command import split_command
+from cardid_runner.process.errors import BadCommand
 
 #: `--timeout-multiplier` scales a 10 s case and a 30 s handshake: from 0.1 s to about 8 hours.
 MULTIPLIERS = (0.01, 1000.0)
@@ -91,7 +91,7 @@ def command(text: str) -> str:
     """An implementation command that splits into at least a program."""
     try:
         split_command(text)
-    except UsageError as exc:
+    except BadCommand as exc:
         raise _refuse(f"takes an implementation command: {exc.message}") from None
     return text
 

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 
 from cardid_conformance import files
-from cardid_runner.stop import SIGNALS
+from cardid_runner.process.stop import SIGNALS
 
 
 class OutputError(Exception):
@@ -82,7 +82,7 @@ def streams(path: Path) -> bool:
 def _write_all(fd: int, data: bytes) -> None:
     """Write every byte of `data` to the stream `fd`, a chunk it can take at a time (PIPE_BUF,
     once poll says it can take some, so that no write waits), waiting for the reader as long
-    as it takes, but not past a signal: during a run, signals are only recorded (runner/stop.py),
+    as it takes, but not past a signal: during a run, signals are only recorded (runner/process/stop.py),
     so a reader that never reads would hold the run past Ctrl-C and SIGTERM."""
     signals = SIGNALS.received
     poller = select.poll()

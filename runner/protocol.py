@@ -3,7 +3,8 @@ against its own definition in schema/protocol.schema.json.
 
 Nothing here raises on anything an implementation can write: every function returns a value,
 or a `Problem` saying in one line what was wrong. Strings the implementation chose (rejection
-and error messages) are made printable: a lone surrogate is shown as its escape.
+and error messages) are made printable (runner/process/reads.py): a lone surrogate is shown as
+its escape.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from cardid_conformance import escape, schemas, strictjson
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_runner.process.reads import printable
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120
@@ -76,26 +78,6 @@ def quote(data: bytes | str, size: int = QUOTE) -> str:
     """A short, printable quotation of an implementation's text."""
     text = repr(data[:size]) if isinstance(data, bytes) else repr(printable(data[:size]))
     return text + ("..." if len(data) > size else "")
-
-
-#: Control characters: a terminal obeys them (ESC [2J clears it), XML cannot hold them.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
-_CONTROLS_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def _escape(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
-
-
-def printable(text: str, *, lines: bool = False) -> str:
-    """An implementation's text made safe to print and to store: each lone surrogate (which
-    no UTF-8 file or terminal takes) and each control character (which a terminal obeys and
-    XML cannot hold; newlines and tabs kept with `lines`) shown as its escape."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return (_CONTROLS_BUT_LINES if lines else _CONTROLS).sub(_escape, text)
 
 
 def _lone_surrogate(value: Any) -> str | None:

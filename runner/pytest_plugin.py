@@ -44,9 +44,10 @@ from cardid_conformance.sources.profile import not_applicable
 from cardid_conformance.spec import Level, load_spec
 from cardid_runner import execute, options
 from cardid_runner.adapter import Hello
-from cardid_runner.command import cannot_start, check_interpreter_line
-from cardid_runner.process import split_command
+from cardid_runner.process.command import check_interpreter_line
+from cardid_runner.process.errors import ProcessError
 from cardid_runner.run import Outputs, Result, Run, conclude
+from cardid_runner.starting import cannot_start, usage_error
 
 #: The plugin's options that take one value: the option, its dest, the check of its value and
 #: the rest of its declaration. pytest_addoption declares them from here, and
@@ -144,7 +145,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _check_dropped_dash_dash(config)
         command = config.getoption("--impl", None)
         if command:
-            argv = split_command(command)
+            argv = execute.implementation_argv(command)
             if shutil.which(argv[0]) is None:  # as `cardid run` says it: why, and what to write
                 raise cannot_start(argv, FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT)))
             check_interpreter_line(argv)
@@ -152,6 +153,8 @@ def pytest_configure(config: pytest.Config) -> None:
         path = config.getoption("cardid_known_failures", None)
         if path is not None:
             config.stash[_KNOWN] = load_known_failures(path)
+    except ProcessError as exc:  # a #! line that ends with CR LF
+        raise pytest.UsageError(usage_error(exc).render()) from None
     except UsageError as exc:
         raise pytest.UsageError(exc.render()) from None
     config.stash[_RECORDED] = []

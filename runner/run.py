@@ -25,9 +25,10 @@ from cardid_conformance.selection import Selection
 from cardid_conformance.sources.profile import not_applicable
 from cardid_conformance.spec import Spec
 from cardid_runner import execute, provenance
-from cardid_runner.adapter import Hello
+from cardid_runner.adapter import Hello, Launcher
 from cardid_runner.failures import save_failures
 from cardid_runner.outputs import OutputError, append_to, write_output
+from cardid_runner.process.timing import DEFAULT, Timing
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -64,6 +65,8 @@ class Run:
     #: The source format the implementation reads (--source): cases it cannot express are
     #: not applicable, never run.
     source: str | None = None
+    #: The waits of process handling (runner/process/timing.py), scaled with the multiplier.
+    timing: Timing = DEFAULT
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -77,7 +80,8 @@ class Run:
 
     def options(self) -> execute.Options:
         return execute.Options.scaled(
-            self.argv, multiplier=self.multiplier, isolate=self.isolate, jobs=self.jobs
+            self.argv, multiplier=self.multiplier, isolate=self.isolate, jobs=self.jobs,
+            timing=self.timing,
         )
 
     def selected(self) -> list[Case]:
@@ -132,8 +136,11 @@ class Result:
         return self.verdict.accepted
 
 
-def perform(run: Run, progress: Callable[[Outcome], None] | None = None) -> Result:
-    """Select, run what was not resumed, and conclude."""
+def perform(
+    run: Run, progress: Callable[[Outcome], None] | None = None, *, launcher: Launcher | None = None
+) -> Result:
+    """Select, run what was not resumed, and conclude. `launcher` runs the implementation
+    (by default, real processes of the Run's command: `Options.launcher`)."""
     selected = run.selected()
     if not selected and not run.corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
@@ -144,7 +151,7 @@ def perform(run: Run, progress: Callable[[Outcome], None] | None = None) -> Resu
             if reason is not None:
                 fresh[case.id] = NotApplicable(case_id=case.id, reason=reason)
     to_run = [case for case in selected if case.id not in run.resumed and case.id not in fresh]
-    execution = execute.run_cases(to_run, run.options(), run.spec, progress=progress)
+    execution = execute.run_cases(to_run, run.options(), run.spec, progress=progress, launcher=launcher)
     fresh.update((outcome.case_id, outcome) for outcome in execution.outcomes)
     done = [run.resumed.get(case.id) or fresh.get(case.id) for case in selected]
     return conclude(

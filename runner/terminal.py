@@ -17,8 +17,8 @@ from typing import Any, TextIO, cast
 
 from cardid_conformance import console, escape
 from cardid_conformance.outcome import Errored
+from cardid_runner.process.stop import SIGNALS
 from cardid_runner.run import Result, Run
-from cardid_runner.stop import SIGNALS
 
 
 class Exit(IntEnum):

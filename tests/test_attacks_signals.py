@@ -21,11 +21,12 @@ import pytest
 from cardid_conformance import report as report_module
 from cardid_conformance import schemas
 from cardid_conformance.answer import Crashed
-from cardid_runner import execute, process
 from cardid_runner.adapter import PerCase, Persistent, Request
 from cardid_runner.cli import Exit, main
-from cardid_runner.process import DIR_PREFIX
-from cardid_runner.stop import STOP
+from cardid_runner.process import marks
+from cardid_runner.process.marks import DIR_PREFIX
+from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import Timing
 
 from tests.conftest import NO_HYPOTHESIS
 from tests.fakes import scripted
@@ -33,6 +34,9 @@ from tests.processes import FAKE, running
 from tests.processes import FAULT_CASES as CASES
 
 TARGET = CASES[-1]
+#: A child left holding the output pipe: output is read on for `after_exit` after the exit, a
+#: wait the claims about the process tree are not about.
+SHORT_READ = Timing(after_exit=0.05)
 
 
 def _pids(path: Path) -> list[int]:
@@ -61,11 +65,8 @@ def test_setsid_grandchild_does_not_outlive_the_run(
     ended with its implementation process."""
     pid_file = tmp_path / "pids"
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
-    # The grandchild holds the output pipe: output is read on for _AFTER_EXIT after the exit,
-    # a wait this claim is not about.
-    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
     code = main(["run", "--impl", f"{sys.executable} {FAKE} setsid-grandchild", "--case", TARGET,
-                 *(["--isolate"] if isolate else [])])
+                 *(["--isolate"] if isolate else [])], timing=SHORT_READ)
     assert code == Exit.OK
     pids = _pids(pid_file)
     assert len(pids) >= 2
@@ -81,15 +82,15 @@ def test_a_process_that_keeps_forking_away_does_not_outlive_the_run(
     exit. Ended with its implementation all the same (in one of three runs it outlived one)."""
     pid_file = tmp_path / "pids"
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
-    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
-    code = main(["run", "--impl", f"{sys.executable} {FAKE} fork-walker", "--case", TARGET, "--isolate"])
+    code = main(["run", "--impl", f"{sys.executable} {FAKE} fork-walker", "--case", TARGET, "--isolate"],
+                timing=SHORT_READ)
     assert code == Exit.OK
-    marks = {line.split()[1] for line in pid_file.read_text(encoding="utf-8").splitlines() if len(line.split()) == 2}
-    assert marks, "the walker never ran"
+    run_marks = {line.split()[1] for line in pid_file.read_text(encoding="utf-8").splitlines() if len(line.split()) == 2}
+    assert run_marks, "the walker never ran"
     time.sleep(0.3)  # a survivor would have forked on a few times by now
-    survivors = [pid for mark in marks for pid in process.marked_processes(mark)]
-    for mark in marks:
-        process.kill_marked(mark)  # never leave one behind, whatever the claim
+    survivors = [pid for mark in run_marks for pid in marks.marked_processes(mark)]
+    for mark in run_marks:
+        marks.kill_marked(mark)  # never leave one behind, whatever the claim
     assert not survivors, f"processes outlived the run: {survivors}"
 
 
@@ -163,7 +164,6 @@ def test_signals_during_the_run_and_during_the_reports_lose_nothing(
         return scripted.persistent_right(message, seq)
 
     behaviour = scripted.Behaviour(persistent=answer)
-    monkeypatch.setattr(execute.Options, "launcher", lambda self: scripted.launcher(behaviour))
     original = report_module.to_json
 
     def to_json(*args: Any, **kwargs: Any) -> Any:
@@ -173,7 +173,8 @@ def test_signals_during_the_run_and_during_the_reports_lose_nothing(
 
     monkeypatch.setattr(report_module, "to_json", to_json)
     path = tmp_path / "r.json"
-    code = main(["run", *(o for c in CASES for o in ("--case", c)), "--report-json", str(path)])
+    code = main(["run", *(o for c in CASES for o in ("--case", c)), "--report-json", str(path)],
+                launcher=scripted.launcher(behaviour))
     data = json.loads(path.read_text(encoding="utf-8"))
     assert code == 128 + signal.SIGTERM
     assert data["interrupted"] is True
@@ -282,7 +283,7 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, si
 
 def test_only_marked_processes_are_killed() -> None:
     """A process without the mark (or with another run's) is never killed by the mark scan."""
-    from cardid_runner.process import _kill_if_marked, kill_marked
+    from cardid_runner.process.marks import _kill_if_marked, kill_marked
 
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
                                  env={**os.environ, "CARDID_RUN": "someone-else.1"})

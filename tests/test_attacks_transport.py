@@ -16,7 +16,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
 from cardid_runner.execute import Execution, Options
-from cardid_runner.process import MAX_OUTPUT
+from cardid_runner.process.reads import MAX_OUTPUT
 
 from tests.fakes.scripted import (
     HELLO,
@@ -356,9 +356,7 @@ def test_all_in_parallel_gives_the_serial_results() -> None:
 
 
 @pytest.mark.parametrize("isolate", [False, True], ids=["persistent", "isolate"])
-def test_every_report_is_written_whatever_the_answers(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, isolate: bool
-) -> None:
+def test_every_report_is_written_whatever_the_answers(tmp_path: Any, isolate: bool) -> None:
     """Every reader case gets another hostile answer: the CLI writes the JSON, JUnit and
     Markdown reports and the failure files, prints its lines, and exits 1."""
     from cardid_conformance import schemas as schema_module
@@ -379,13 +377,12 @@ def test_every_report_is_written_whatever_the_answers(
         return [Out(output), Exit(code)]
 
     behaviour = Behaviour(persistent=persistent, per_case=per_case)
-    monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
     paths = {name: tmp_path / name for name in ("r.json", "j.xml", "m.md")}
     code = main([
         "run", "--role", "reader", "--report-json", str(paths["r.json"]), "--junit", str(paths["j.xml"]),
         "--markdown", str(paths["m.md"]), "--save-failures", str(tmp_path / "saved"),
         *(["--isolate"] if isolate else []),
-    ])
+    ], launcher=launcher(behaviour))
     assert code == ExitCode.FAILED
     data = json.loads(paths["r.json"].read_text(encoding="utf-8"))
     assert schema_module.first_problem("report", data) is None
@@ -420,20 +417,19 @@ def test_handshake_that_changes_on_restart_is_not_believed() -> None:
     assert "the handshake changed within the run" in got[IDS[1]][1]
 
 
-def test_verdict_line_names_skipped_cases(tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verdict_line_names_skipped_cases(capsys: pytest.CaptureFixture[str]) -> None:
     """A writer-only implementation that passes its cases conforms, and the verdict line says
     how many cases were skipped; with reader cases only, it does not conform."""
     from cardid_runner.cli import main
 
     behaviour = Behaviour(hello=[Out(line({**HELLO, "roles": ["writer"]}))])
-    monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
-    assert main(["run", "--case", "flicker-keeps-id", "--case", TARGET]) == 0
+    assert main(["run", "--case", "flicker-keeps-id", "--case", TARGET], launcher=launcher(behaviour)) == 0
     out = capsys.readouterr().out
     assert re.search(
         r"verdict: CONFORMING as a writer against card-identity spec 1\.2\.0"
         r" \(reader role not tested: 1 case\(s\) skipped; a selection of 2 of \d+ cases\)", out
     )
-    assert main(["run", "--case", TARGET]) == 1
+    assert main(["run", "--case", TARGET], launcher=launcher(behaviour)) == 1
     assert (
         "verdict: NOT CONFORMING against card-identity spec 1.2.0: no case was judged"
         " (every case was skipped or errored) (reader role not tested: 1 case(s) skipped;"
@@ -448,7 +444,7 @@ def test_answer_without_its_newline_then_exit_says_so() -> None:
 
 
 def test_control_characters_reach_neither_the_terminal_nor_the_xml(
-    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Escapes and NULs in an error message, in standard error, in a rejection and in the
     handshake's name are printed as escapes: the terminal gets no ESC, the JUnit file parses."""
@@ -465,10 +461,9 @@ def test_control_characters_reach_neither_the_terminal_nor_the_xml(
 
     hello = {**HELLO, "implementation": {"name": "evil\u001b[31m", "version": "\u0000"}}
     behaviour = Behaviour(hello=[Out(line(hello))], persistent=hostile)
-    monkeypatch.setattr(execute.Options, "launcher", lambda self: launcher(behaviour))
     junit, markdown, report = tmp_path / "j.xml", tmp_path / "m.md", tmp_path / "r.json"
     main(["run", *(o for c in IDS for o in ("--case", c)), "--junit", str(junit),
-          "--markdown", str(markdown), "--report-json", str(report)])
+          "--markdown", str(markdown), "--report-json", str(report)], launcher=launcher(behaviour))
     captured = capsys.readouterr()
     assert "\x1b" not in captured.out + captured.err and "\x00" not in captured.out
     assert "reported an error: bad \\x00 \\x1b[2J \\x85" in captured.out

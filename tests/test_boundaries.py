@@ -1,6 +1,8 @@
 """The direction imports go: the pure core (conformance/) imports neither the runner nor the
 reference, and runs no program; the reference imports neither the core nor the runner, so an
-implementation author can read it alone. A test, so that a convenient import cannot undo it."""
+implementation author can read it alone; the runner's process package (runner/process/)
+imports neither the core nor the reference, and nothing of the runner outside itself: the
+runner words its errors. A test, so that a convenient import cannot undo it."""
 
 from __future__ import annotations
 
@@ -16,18 +18,24 @@ from tests.conftest import ROOT
 RULES = {
     "conformance": ({"cardid_runner", "cardid_reference"}, {"subprocess"}),
     "reference": ({"cardid_runner", "cardid_conformance"}, set()),
+    "runner/process": ({"cardid_conformance", "cardid_reference"}, set()),
 }
+
+
+def _modules(path: Path) -> set[str]:
+    """The modules every import statement of a module names, in full."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module)
+    return names
 
 
 def _imports(path: Path) -> set[str]:
     """The top-level names every import statement of a module names."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
-    return names
+    return {name.split(".")[0] for name in _modules(path)}
 
 
 @pytest.mark.parametrize("folder", sorted(RULES))
@@ -36,5 +44,17 @@ def test_imports_go_one_way(folder: str) -> None:
     found = {
         str(path.relative_to(ROOT)): sorted(_imports(path) & (forbidden_packages | forbidden_modules))
         for path in sorted((ROOT / folder).rglob("*.py"))
+    }
+    assert not {name: bad for name, bad in found.items() if bad}
+
+
+def test_the_process_package_imports_nothing_of_the_runner_outside_itself() -> None:
+    found = {
+        str(path.relative_to(ROOT)): sorted(
+            name for name in _modules(path)
+            if name.split(".")[0] == "cardid_runner"
+            and name != "cardid_runner.process" and not name.startswith("cardid_runner.process.")
+        )
+        for path in sorted((ROOT / "runner" / "process").rglob("*.py"))
     }
     assert not {name: bad for name, bad in found.items() if bad}

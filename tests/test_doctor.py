@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from cardid_runner import doctor, idle
+from cardid_runner import doctor
 from cardid_runner.cli import Exit, main
 from cardid_runner.doctor import Doctor, Finding
+from cardid_runner.process.timing import DEFAULT, Timing
 
 from tests.conftest import QUIET
 
@@ -18,24 +19,22 @@ ADAPTERS = Path(__file__).parent / "fakes" / "doctor_adapters.py"
 REFERENCE = f"{sys.executable} -m cardid_reference"
 
 
-@pytest.fixture
-def idle_soon(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Adapters that wait for input are found idle after conftest's QUIET, not a run's 0.5 s."""
-    monkeypatch.setattr(idle, "QUIET", QUIET)
+#: Adapters that wait for input are found idle after conftest's QUIET, not a run's 0.5 s.
+IDLE_SOON = Timing(quiet=QUIET)
 
 
-def findings(mistake: str, role: str | None = "reader") -> list[Finding]:
-    return list(Doctor([sys.executable, str(ADAPTERS), mistake], role=role).findings())
+def findings(mistake: str, role: str | None = "reader", timing: Timing = DEFAULT) -> list[Finding]:
+    return list(Doctor([sys.executable, str(ADAPTERS), mistake], role=role, timing=timing).findings())
 
 
 def problems(found: list[Finding]) -> list[Finding]:
     return [f for f in found if f.kind == "problem"]
 
 
-def first_problem(mistake: str) -> Finding | None:
+def first_problem(mistake: str, timing: Timing = DEFAULT) -> Finding | None:
     """The first problem the checks of `--role reader` find, or None; the checks after it are
     not run (their processes are ended as the checks are closed)."""
-    checks = Doctor([sys.executable, str(ADAPTERS), mistake], role="reader").findings()
+    checks = Doctor([sys.executable, str(ADAPTERS), mistake], role="reader", timing=timing).findings()
     try:
         return next((f for f in checks if f.kind == "problem"), None)
     finally:
@@ -90,25 +89,20 @@ MISTAKES = [
 ]
 
 
-#: The mistakes whose adapter waits for input by design, found idle sooner (idle_soon); the
+#: The mistakes whose adapter waits for input by design, found idle sooner (IDLE_SOON); the
 #: others keep a run's quiet time: none of them is found by waiting.
 WAITS_FOR_INPUT = {"unflushed"}
 
 
 @pytest.mark.parametrize(("mistake", "text", "hint"), MISTAKES, ids=[mistake for mistake, _, _ in MISTAKES])
-def test_a_mistake_gets_its_own_problem_and_hint(
-    request: pytest.FixtureRequest, mistake: str, text: str, hint: str
-) -> None:
-    if mistake in WAITS_FOR_INPUT:
-        request.getfixturevalue("idle_soon")
-    first = first_problem(mistake)
+def test_a_mistake_gets_its_own_problem_and_hint(mistake: str, text: str, hint: str) -> None:
+    first = first_problem(mistake, IDLE_SOON if mistake in WAITS_FOR_INPUT else DEFAULT)
     assert first is not None, f"{mistake}: no problem found"
     assert first.text.startswith(text) and first.hint is not None and first.hint.startswith(hint), first
 
 
-@pytest.mark.usefixtures("idle_soon")
 def test_a_per_case_adapter_that_reads_to_end_of_input_is_noted_not_faulted() -> None:
-    found = findings("reads-to-eof", role=None)
+    found = findings("reads-to-eof", role=None, timing=IDLE_SOON)
     assert not problems(found)
     notes = [f.text for f in found if f.kind == "note"]
     assert any(n.startswith("persistent mode: none: it read the start line and waits for more input, as a "

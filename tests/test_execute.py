@@ -15,7 +15,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
 from cardid_runner.execute import Execution, Options
-from cardid_runner.stop import STOP
+from cardid_runner.process.stop import STOP
 
 from tests.fakes.scripted import FakeLauncher, crashed, right_answer
 from tests.scripted_runs import IDS, TARGET, cases
@@ -192,7 +192,7 @@ def test_parallel_run_gives_the_serial_results() -> None:
     assert reasons(run(fake, jobs=2)) == reasons(run(fake))
 
 
-def test_unsupported_role_is_skipped_and_a_run_of_skips_is_not_conforming(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unsupported_role_is_skipped_and_a_run_of_skips_is_not_conforming(tmp_path: Any) -> None:
     """F3: every case skipped (a writer-only handshake, reader cases): NOT CONFORMING, exit 1."""
     from cardid_runner.cli import Exit, main
 
@@ -200,9 +200,8 @@ def test_unsupported_role_is_skipped_and_a_run_of_skips_is_not_conforming(tmp_pa
 
     hello = {**scripted.HELLO, "roles": ["writer"]}
     behaviour = scripted.Behaviour(hello=[scripted.Out(scripted.line(hello))])
-    monkeypatch.setattr(execute.Options, "launcher", lambda self: scripted.launcher(behaviour))
     report = tmp_path / "r.json"
-    code = main(["run", "--role", "reader", "--report-json", str(report)])
+    code = main(["run", "--role", "reader", "--report-json", str(report)], launcher=scripted.launcher(behaviour))
     data = json.loads(report.read_text(encoding="utf-8"))
     assert code == Exit.FAILED
     assert data["verdict"]["conforming"] is False

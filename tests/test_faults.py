@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_runner import idle, process
 from cardid_runner.cli import Exit, main
+from cardid_runner.process.timing import DEFAULT, Timing
 
 from tests.conftest import QUIET
 from tests.processes import FAKE, FAULT_CASES, FAULT_TARGET, running
@@ -27,13 +27,14 @@ CASES = FAULT_CASES
 
 
 def _run(
-    tmp_path: Path, behaviour: str, *extra: str, arg: str = "", cases: tuple[str, ...] = CASES
+    tmp_path: Path, behaviour: str, *extra: str, arg: str = "", cases: tuple[str, ...] = CASES,
+    timing: Timing = DEFAULT,
 ) -> dict[str, Any]:
     report = tmp_path / f"{behaviour}-{len(extra)}.json"
     command = f"{sys.executable} {FAKE} {behaviour} {arg}".strip()
     selection = [option for case in cases for option in ("--case", case)]
     main(["run", "--impl", command, *selection, "--timeout-multiplier", MULTIPLIER,
-          "--report-json", str(report), *extra])
+          "--report-json", str(report), *extra], timing=timing)
     return json.loads(report.read_text(encoding="utf-8"))
 
 
@@ -163,14 +164,14 @@ def test_noise_before_handshake_falls_back_to_per_case(tmp_path: Path, clean: di
 
 
 def test_slow_start_within_the_allowance_passes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, clean: dict[str, tuple[str, str]]
+    tmp_path: Path, clean: dict[str, tuple[str, str]]
 ) -> None:
     """A 0.4 s start with 0.3 s per case (0.9 s for the handshake) is not charged to any case;
     busy (CPU) for longer than the quiet time (conftest's QUIET here), it is not taken for a
     per-case adapter."""
-    monkeypatch.setattr(idle, "QUIET", QUIET)
     assert QUIET < 0.4
-    report = _run(tmp_path, "slow-start", "--timeout-multiplier", "0.03", arg="0.4")
+    report = _run(tmp_path, "slow-start", "--timeout-multiplier", "0.03", arg="0.4",
+                  timing=Timing(quiet=QUIET))
     assert report["implementation"]["mode"] == "persistent"
     assert {c: v[0] for c, v in _by_case(report).items()} == {c: v[0] for c, v in clean.items()}
 
@@ -221,12 +222,11 @@ def test_no_orphan_is_left_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     """A child process the implementation spawns ends with the run (its whole process group)."""
     pid_file = tmp_path / "pids"
     monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
-    # The child holds the output pipe: output is read on for _AFTER_EXIT after the exit, a
+    # The child holds the output pipe: output is read on for `after_exit` after the exit, a
     # wait this claim is not about.
-    monkeypatch.setattr(process, "_AFTER_EXIT", 0.05)
     for isolate in ([], ["--isolate"]):
         code = main(["run", "--impl", f"{sys.executable} {FAKE} orphan-child", "--case", TARGET, "-q",
-                     *isolate])
+                     *isolate], timing=Timing(after_exit=0.05))
         assert code == Exit.OK
     # The fake records its own PID at start and each child's PID when it spawns it.
     pids = [int(line) for line in pid_file.read_text(encoding="utf-8").split()]

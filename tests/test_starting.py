@@ -14,11 +14,14 @@ import pytest
 from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import status
 from cardid_conformance.spec import load_spec
-from cardid_runner import execute, idle
-from cardid_runner.adapter import Persistent
+from cardid_runner import execute
+from cardid_runner.adapter import WAITING, Persistent
 from cardid_runner.cli import Exit, main
 from cardid_runner.execute import Options
-from cardid_runner.process import Process
+from cardid_runner.process.errors import CannotStart
+from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.process.transport import Process
+from cardid_runner.starting import usage_error
 
 from tests.conftest import QUIET
 from tests.fakes.scripted import Behaviour, Out, launcher
@@ -33,9 +36,11 @@ def write(path: Path, text: str, *, mode: int = 0o644) -> Path:
 
 
 def cannot_start(command: list[str]) -> UsageError:
-    with pytest.raises(UsageError) as caught:
+    """The usage error a command reports for `command`, which the process package refuses to
+    start (CannotStart)."""
+    with pytest.raises(CannotStart) as caught:
         Process(command).kill()
-    return caught.value
+    return usage_error(caught.value)
 
 
 # The working directory.
@@ -177,19 +182,19 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
     began = time.monotonic()
     arrived: list[float] = []
     execution = execute.run_cases(
-        cases(IDS), Options(argv=fake("reads-to-eof"), quiet=QUIET), load_spec(),
+        cases(IDS), Options(argv=fake("reads-to-eof"), timing=Timing(quiet=QUIET)), load_spec(),
         progress=lambda outcome: arrived.append(time.monotonic() - began),
     )
     # Far below the 30 s allowance it would otherwise wait out (about half a second here).
     assert arrived[0] < 10.0, f"the first case was judged {arrived[0]:.1f} s after the start"
-    assert execution.mode == "per-case" and execution.fallback_reason == idle.WAITING
-    assert "a per-case adapter (it reads to end of input) is fine" in idle.WAITING
+    assert execution.mode == "per-case" and execution.fallback_reason == WAITING
+    assert "a per-case adapter (it reads to end of input) is fine" in WAITING
     assert [status(o) for o in execution.outcomes] == ["passed"] * len(IDS)
 
 
 def test_a_persistent_adapter_that_does_not_flush_is_told_to() -> None:
     began = time.monotonic()
-    reason = Persistent(fake("unflushed"), start_timeout=30.0, quiet=QUIET).start()
+    reason = Persistent(fake("unflushed"), start_timeout=30.0, timing=Timing(quiet=QUIET)).start()
     assert time.monotonic() - began < 10.0  # far below the 30 s allowance
     assert isinstance(reason, str) and "a persistent adapter must flush each line it writes" in reason
     assert "--isolate skips the handshake" in reason
@@ -200,8 +205,9 @@ def test_a_persistent_adapter_that_does_not_flush_is_told_to() -> None:
 
 
 def test_the_quiet_time_grows_with_the_timeout_multiplier_and_never_shrinks() -> None:
-    assert Options.scaled(("x",), multiplier=4).quiet == 4 * idle.QUIET
-    assert Options.scaled(("x",), multiplier=0.05).quiet == idle.QUIET
+    assert Options.scaled(("x",), multiplier=4).timing.quiet == 4 * DEFAULT.quiet
+    assert Options.scaled(("x",), multiplier=0.05).timing.quiet == DEFAULT.quiet
+    assert Options.scaled(("x",), multiplier=4).timing.after_exit == DEFAULT.after_exit
 
 
 def test_without_a_way_to_look_the_allowance_is_waited_out() -> None:

@@ -239,7 +239,7 @@ def persistent(first: dict[str, Any]) -> int:
         print("persistent mode not supported", file=sys.stderr)
         return 1
     if BEHAVIOUR == "slow-start":  # busy for ARG seconds (a slow start uses CPU, or it is
-        until = time.monotonic() + float(ARG)  # taken for a per-case adapter: runner/idle.py)
+        until = time.monotonic() + float(ARG)  # taken for a per-case adapter: runner/process/idle.py)
         while time.monotonic() < until:
             pass
     if BEHAVIOUR == "unflushed":  # output to a pipe, block-buffered and never flushed (even

@@ -1,6 +1,6 @@
 """In-memory implementations for the runner's own tests: no processes, no waiting.
 
-`ScriptedProcess` stands in for runner.process.Process behind the real adapters
+`ScriptedProcess` stands in for runner.process.transport.Process behind the real adapters
 (runner/adapter.py), so a test runs the whole path (execution, adapter, protocol, judging) in
 milliseconds. A *script* says what the implementation does with each message (persistent mode)
 or request (per-case mode): a list of events, each `after` seconds from the moment the message
@@ -24,7 +24,7 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_reference.adapter import answer as reference_answer
 from cardid_reference.errors import RequestError
 from cardid_runner.adapter import Hello, ProcessLauncher, Request
-from cardid_runner.process import (
+from cardid_runner.process.reads import (
     MAX_OUTPUT,
     Ended,
     Line,
@@ -33,10 +33,10 @@ from cardid_runner.process import (
     Stopped,
     TimedOut,
     TooLong,
-    _over,
+    over_limit,
+    printable,
 )
-from cardid_runner.protocol import printable
-from cardid_runner.stop import STOP
+from cardid_runner.process.stop import STOP
 
 # Events.
 
@@ -149,7 +149,7 @@ def per_case_right(request: Any) -> list[Event]:
 
 
 class ScriptedProcess:
-    """The interface of runner.process.Process, played from a Behaviour."""
+    """The interface of runner.process.transport.Process, played from a Behaviour."""
 
     _next_pid = 1_000_000
 
@@ -299,14 +299,14 @@ class ScriptedProcess:
 
     def read_all(self, deadline: float) -> Read:
         while self._out_open:
-            if _over(self._out):
+            if over_limit(self._out):
                 return TooLong()
             waited = self._advance(deadline)
             if waited is not None:
                 if isinstance(waited, TimedOut):
                     return TimedOut(writing=waited.writing, data=bytes(self._out))
                 return waited
-        if _over(self._out):
+        if over_limit(self._out):
             return TooLong()
         return Output(bytes(self._out))
 
@@ -320,7 +320,7 @@ class ScriptedProcess:
         self._due(time.monotonic())
         return self.returncode is not None
 
-    #: What runner/idle.py looks at: unknown here, so the handshake allowance is waited out.
+    #: What runner/process/idle.py looks at: unknown here, so the handshake allowance is waited out.
     output_read = 0
 
     def unread_input(self) -> int | None:

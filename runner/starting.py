@@ -1,10 +1,11 @@
-"""Why an implementation command cannot start, in words its author can act on.
+"""Why an implementation command cannot run, in words its author can act on.
 
-The runner starts the command as a shell would find it, without a shell: in the folder `cardid`
-runs in, a program named with a `/` taken as a path from there, any other looked up on PATH.
-When the start fails, the operating system says little (`No such file or directory` for a
-missing interpreter named on a `#!` line, `Exec format error` for a script without one); this
-module looks at the program to say which mistake it is, and what to write instead.
+The process package (runner/process/) raises its own errors with the facts; here they become the
+usage errors a command reports (exit status 2), each with a hint. When a start fails, the
+operating system says little (`No such file or directory` for a missing interpreter named on a
+`#!` line, `Exec format error` for a script without one); `cannot_start` looks at the program to
+say which mistake it is, and what to write instead. Every part of the command is shown with its
+unsafe characters escaped.
 """
 
 from __future__ import annotations
@@ -19,6 +20,13 @@ from pathlib import Path
 
 from cardid_conformance import escape
 from cardid_conformance.errors import UsageError
+from cardid_runner.process.command import first_line
+from cardid_runner.process.errors import (
+    CannotStart,
+    NoScratchFolder,
+    ProcessError,
+    WindowsLineEnding,
+)
 
 #: Interpreters by file suffix, for the hint "run it through its interpreter: node toy.js".
 INTERPRETERS = {
@@ -27,17 +35,23 @@ INTERPRETERS = {
 }
 
 
-def check_interpreter_line(argv: Sequence[str]) -> None:
-    """Refuse, before starting it, a program whose #! line ends with a Windows line ending: the
-    system takes the CR as part of the interpreter's name (`/bin/sh\r` is not found, and
-    `#!/usr/bin/env node\r` starts env, which then fails every case with exit status 127)."""
-    found = argv[0] if "/" in argv[0] else shutil.which(argv[0])
-    first = None if found is None else _first_line(Path(found))
-    if first is None or not first.startswith(b"#!") or not first.rstrip(b"\n").endswith(b"\r"):
-        return
+def usage_error(exc: ProcessError) -> UsageError:
+    """The usage error a command reports for an error of the process package."""
+    match exc:
+        case NoScratchFolder():
+            return UsageError(exc.message, hint="check TMPDIR")
+        case WindowsLineEnding(argv=argv, line=line):
+            return _windows_line_ending(argv, line)
+        case CannotStart(argv=argv, cause=cause):
+            return cannot_start(argv, cause)
+        case _:  # BadCommand: its message says what is wrong with the command as given
+            return UsageError(exc.message)
+
+
+def _windows_line_ending(argv: Sequence[str], line: bytes) -> UsageError:
     shown = escape.visible(repr(argv[0]))
-    named = escape.visible(first[2:].rstrip(b"\r\n").decode("utf-8", "replace").strip()[:120])
-    raise UsageError(
+    named = escape.visible(line[2:].rstrip(b"\r\n").decode("utf-8", "replace").strip()[:120])
+    return UsageError(
         f"cannot start implementation {shown}: its #! line ends with a Windows line ending (CR LF), "
         f"so the system looks for {named + chr(13)!r}, not {named!r}",
         hint=f"save {shown} with LF line endings (dos2unix, or your editor's line-ending setting; "
@@ -76,7 +90,7 @@ def cannot_start(argv: Sequence[str], exc: BaseException) -> UsageError:
             f"cannot start implementation {shown}: not executable",
             hint=f"chmod +x {shlex.quote(program)}, or run it through its interpreter: {through}",
         )
-    first = _first_line(path)
+    first = first_line(path)
     if code == errno.ENOEXEC:
         return UsageError(
             f"cannot start implementation {shown}: it has no #! line naming its interpreter",
@@ -127,10 +141,3 @@ def _through_interpreter(argv: Sequence[str]) -> str:
     script = argv[0][2:] if argv[0].startswith("./") else argv[0]
     return escape.visible(shlex.join([interpreter, script, *argv[1:]]))
 
-
-def _first_line(path: Path) -> bytes | None:
-    try:
-        with open(path, "rb") as handle:
-            return handle.readline(256)
-    except OSError:
-        return None

@@ -5,10 +5,11 @@ After the `start` line a persistent adapter answers with its handshake. A per-ca
 allowance runs out; a persistent adapter that does not flush its output looks the same from
 outside. Both are recognised without waiting out the allowance: the implementation has read
 everything written to it (its standard input pipe is empty), has written nothing since, and
-none of its processes has used any CPU time for a while (`quiet` seconds). A slow starter
-still loading its libraries, or busy before it reads the line, uses CPU or leaves the line
-unread, and keeps the whole allowance. Where the pipe or /proc cannot be looked at, nothing
-is concluded (the allowance is waited out).
+none of its processes has used any CPU time for a while (`quiet` seconds: a run's is
+runner/process/timing.py's `Timing.quiet`). A slow starter still loading its libraries, or busy
+before it reads the line, uses CPU or leaves the line unread, and keeps the whole allowance.
+Where the pipe or /proc cannot be looked at, nothing is concluded (the allowance is waited
+out).
 """
 
 from __future__ import annotations
@@ -17,23 +18,14 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
-from cardid_runner.process import Read, TimedOut
+from cardid_runner.process.reads import Read, TimedOut
 
-#: Seconds without CPU time, all input read and nothing written, before concluding.
-QUIET = 0.5
 #: How often the implementation is looked at while a line is awaited.
 LOOK_EVERY = 0.1
 
-#: Why persistent mode is off, when it is concluded at the handshake: one line, in the run's note.
-WAITING = (
-    "the implementation read the start line and is waiting for more input: a per-case adapter "
-    "(it reads to end of input) is fine and runs one process per case; a persistent adapter "
-    "must flush each line it writes; --isolate skips the handshake"
-)
-
 
 class Watched(Protocol):
-    """What is looked at (runner.process.Process)."""
+    """What is looked at (runner.process.transport.Process)."""
 
     @property
     def output_read(self) -> int: ...
@@ -53,7 +45,7 @@ class Waiting:
 class InputWait:
     """Looks at one process now and then (`waiting`) until it is seen waiting for input."""
 
-    def __init__(self, proc: Watched, quiet: float = QUIET) -> None:
+    def __init__(self, proc: Watched, quiet: float) -> None:
         self._proc = proc
         self._quiet = quiet
         self._output = proc.output_read
@@ -79,7 +71,7 @@ class InputWait:
         return now - self._since >= self._quiet
 
 
-def read_line(proc: Watched, deadline: float, quiet: float = QUIET) -> Read | Waiting:
+def read_line(proc: Watched, deadline: float, quiet: float) -> Read | Waiting:
     """The next line, as `proc.read_line(deadline)` gives it, or Waiting as soon as the process
     is seen waiting for input instead of writing one."""
     watch = InputWait(proc, quiet)

@@ -1,8 +1,9 @@
 """The run's stop flag: set by a signal handler (or Ctrl-C), seen by every wait at once.
 
-Each wait of the transport (runner/process.py) polls the flag's pipe along with the process's
-own, so that an interruption wakes every worker thread at once, without killing processes from
-under other threads or raising exceptions into them.
+Each wait of the transport (runner/process/transport.py) polls the flag's pipe along with the
+process's own, so that an interruption wakes every worker thread at once, without killing
+processes from under other threads or raising exceptions into them. `Signals` is the signal
+handling of a run (`cardid run`, `cardid certify`) that sets it.
 """
 
 from __future__ import annotations

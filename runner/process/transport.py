@@ -2,20 +2,10 @@
 
 Everything happens in the calling thread, in one `poll` loop over the process's standard input,
 output and error, a pidfd that becomes readable when the process exits, and the run's stop pipe
-(runner/stop.py): no reader threads, and no write, read or wait for exit without a deadline.
-Reads are typed (`Line`, `Ended`, `TimedOut`, `TooLong`, `Stopped`), never sentinel objects.
-
-Every process the runner starts carries `CARDID_RUN=<token>` in its environment, and so do its
-descendants unless they clear their environment. Ending a process ends its process group, then
-every process still carrying its token (a grandchild that called `setsid` left the group but not
-the token); a watchdog (runner/watchdog.py) does the same for the whole run if the runner itself
-dies, even by SIGKILL, and removes the temporary folders it leaves.
-
-Why not PR_SET_CHILD_SUBREAPER and PR_SET_PDEATHSIG: a subreaper runner (and any pytest
-process running the plugin) would adopt every orphan of every subprocess it ever starts, its
-own or a test's; a parent-death signal reaches the direct child only (not an `sh -c` wrapper's
-children, nor a `setsid` grandchild) and needs a `preexec_fn`, which is unsafe in a process
-with threads (-j N). The mark reaches every descendant, and only those of this run.
+(runner/process/stop.py): no reader threads, and no write, read or wait for exit without a
+deadline. Reads are typed (runner/process/reads.py). The process carries the run's mark and has
+a temporary folder of its own (runner/process/marks.py); ending it ends every process carrying
+that mark and removes the folder.
 """
 
 from __future__ import annotations
@@ -24,256 +14,36 @@ import contextlib
 import errno
 import fcntl
 import os
-import secrets
 import select
-import shlex
-import shutil
 import signal
 import struct
 import subprocess
-import sys
-import tempfile
 import termios
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Mapping, Sequence
 
-from cardid_conformance.errors import UsageError
-from cardid_runner.command import cannot_start, check_interpreter_line
-from cardid_runner.protocol import printable
-from cardid_runner.stop import STOP
+from cardid_runner.process import marks
+from cardid_runner.process.command import check_interpreter_line, child_environment
+from cardid_runner.process.errors import CannotStart, NoScratchFolder
+from cardid_runner.process.reads import (
+    MAX_OUTPUT,
+    STDERR_TAIL,
+    Ended,
+    Line,
+    Output,
+    Read,
+    Stopped,
+    TimedOut,
+    TooLong,
+    over_limit,
+    printable,
+)
+from cardid_runner.process.stop import STOP
+from cardid_runner.process.timing import DEFAULT, Timing
 
-#: What the runner keeps of one answer on standard output, in both modes; more is a crash.
-MAX_OUTPUT = 16 * 1024 * 1024
-#: What the runner keeps of standard error: the tail, for the report.
-STDERR_TAIL = 8 * 1024
 _CHUNK = 65536
-#: How long output is still read after the process exited (a child it left may hold the pipe).
-_AFTER_EXIT = 0.5
-#: The environment variable that marks every process of a run, and its descendants.
-MARK = "CARDID_RUN"
-#: Folders of implementation processes: `cardid-impl-<token>.<n>-<random>`.
-DIR_PREFIX = "cardid-impl-"
-
-
-def split_command(command: str) -> list[str]:
-    """Split an implementation command like a POSIX shell would, without ever running a shell."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise UsageError(f"cannot split implementation command {command!r}: {exc}") from None
-    if not argv:
-        raise UsageError("the implementation command is empty")
-    return argv
-
-
-#: The variables that name a folder for temporary files (POSIX, and what Windows-born tools read).
-SCRATCH_VARIABLES = ("TMPDIR", "TEMP", "TMP")
-
-
-def child_environment(
-    base: Mapping[str, str] | None = None, mark: str = "", scratch: str = ""
-) -> dict[str, str]:
-    """The environment an implementation gets: the runner's own, plus CARDID_PROTOCOL=1, the
-    mark that finds its descendants (CARDID_RUN), and its own folder for scratch files as
-    TMPDIR, TEMP and TMP."""
-    env = dict(os.environ if base is None else base)
-    env["CARDID_PROTOCOL"] = "1"
-    if mark:
-        env[MARK] = mark
-    if scratch:
-        env.update(dict.fromkeys(SCRATCH_VARIABLES, scratch))
-    return env
-
-
-# Reads: what the next line, or the whole output, turned out to be.
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One line of output, without its newline."""
-
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    """All of standard output, up to its end."""
-
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class Ended:
-    """Standard output closed before a (whole) line came; `data` is what was left unterminated."""
-
-    data: bytes = b""
-
-
-@dataclass(frozen=True, slots=True)
-class TimedOut:
-    """The deadline passed first; `writing` is True if the input was not all written yet."""
-
-    writing: bool = False
-    data: bytes = b""
-
-
-@dataclass(frozen=True, slots=True)
-class TooLong:
-    """More than MAX_OUTPUT bytes without a newline (or in all, for a whole output)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Stopped:
-    """The run was interrupted (runner/stop.py) while waiting."""
-
-
-Read = Line | Ended | TimedOut | TooLong | Stopped
-
-
-class _Token:
-    """The run's mark, and the watchdog that ends what carries it if the runner dies."""
-
-    def __init__(self) -> None:
-        self.value = f"{os.getpid()}x{secrets.token_hex(4)}"
-        self._count = 0
-        self._lock = threading.Lock()
-        self._watchdog: subprocess.Popen[bytes] | None = None
-
-    def next(self) -> str:
-        with self._lock:
-            if self._watchdog is None:
-                self._start_watchdog()
-            self._count += 1
-            return f"{self.value}.{self._count}"
-
-    def _start_watchdog(self) -> None:
-        _clean_stale_folders()
-        script = Path(__file__).with_name("watchdog.py")
-        try:
-            self._watchdog = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(script), self.value, tempfile.gettempdir()],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,  # a Ctrl-C or SIGHUP to the runner's group misses it
-            )
-        except OSError:  # pragma: no cover - then only the runner itself cleans up
-            return
-        # The watchdog waits for the end of this pipe: the runner's exit, whatever its cause.
-
-
-_TOKEN = _Token()
-
-
-def _clean_stale_folders() -> None:
-    """Remove folders that runners killed without a watchdog to clean up after them left."""
-    root = Path(tempfile.gettempdir())
-    try:
-        entries = list(root.glob(f"{DIR_PREFIX}*x*.*-*"))
-    except OSError:
-        return
-    for entry in entries:
-        owner = entry.name[len(DIR_PREFIX):].split("x", 1)[0]
-        if owner.isdigit() and not _alive(int(owner)):
-            remove_tree(str(entry))
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def marked_processes(mark: str, *, prefix: bool = False) -> Iterator[int]:
-    """The PIDs of live processes whose environment holds CARDID_RUN=<mark> (or <mark>.*)."""
-    try:
-        names = [entry.name for entry in os.scandir("/proc") if entry.name.isdigit()]
-    except OSError:  # no /proc (not Linux): the process group is all there is to end
-        return
-    yield from marked_processes_among([int(name) for name in names], mark, prefix=prefix)
-
-
-def marked_processes_among(pids: Iterable[int], mark: str, *, prefix: bool) -> Iterator[int]:
-    """Those of `pids` whose environment holds the mark."""
-    wanted = f"{MARK}={mark}".encode()
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/environ", "rb") as handle:
-                environ = handle.read()
-        except OSError:
-            continue
-        for variable in environ.split(b"\0"):
-            if variable == wanted or (prefix and variable.startswith(wanted + b".")):
-                yield pid
-                break
-
-
-#: How many scans in a row must find no marked process before kill_marked believes it.
-QUIET_SCANS = 2
-
-
-def kill_marked(mark: str, *, prefix: bool = False) -> None:
-    """SIGKILL every process carrying the mark until two scans in a row find none, and wait
-    (bounded, 2 s) until each one killed is gone or a zombie: when this returns, none runs any
-    more."""
-    killed: set[int] = set()
-    deadline = time.monotonic() + 2.0
-    quiet = 0  # scans in a row that found nothing
-    while time.monotonic() < deadline:
-        pids = [pid for pid in marked_processes(mark, prefix=prefix) if pid != os.getpid()]
-        for pid in pids:
-            _kill_if_marked(pid, mark, prefix=prefix)
-        killed.update(pids)
-        killed = {pid for pid in killed if _still_running(pid)}
-        quiet = quiet + 1 if not pids and not killed else 0
-        # Two in a row: a process that forks and exits at once can fall between one scan's
-        # listing of /proc and its reading of the parent's environment (seen as neither).
-        if quiet >= QUIET_SCANS:
-            return
-        if not quiet:  # the confirming scan follows at once: 0.2 ms, not a 2 ms pause
-            time.sleep(0.002)
-
-
-def _kill_if_marked(pid: int, mark: str, *, prefix: bool) -> None:
-    """SIGKILL the process if it still carries the mark. Through a pidfd where there is one:
-    the PID cannot then be reused by an unrelated process between the check and the kill."""
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (OSError, AttributeError):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-        return
-    try:
-        if pid in set(marked_processes_among([pid], mark, prefix=prefix)):
-            with contextlib.suppress(OSError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-    finally:
-        os.close(pidfd)
-
-
-def _still_running(pid: int) -> bool:
-    """Alive and not yet a zombie (a zombie runs nothing; its parent, or PID 1, reaps it)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            stat = handle.read()
-    except OSError:
-        return False
-    return stat.rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")
-
-
-def _over(output: bytearray) -> bool:
-    """Whether a whole output is over MAX_OUTPUT bytes, its final newline not counted."""
-    size = len(output)
-    return size > MAX_OUTPUT + 1 or (size == MAX_OUTPUT + 1 and output[-1] != 0x0A)
 
 
 class Process:
@@ -281,19 +51,21 @@ class Process:
     directory, as the user's shell would run it, and has its own temporary folder (TMPDIR),
     removed with it."""
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None) -> None:
-        self.mark = _TOKEN.next()
+    def __init__(
+        self, argv: Sequence[str], env: Mapping[str, str] | None = None, *, timing: Timing = DEFAULT
+    ) -> None:
+        """Start `argv` (CannotStart, or a subclass, if it cannot be started). `timing` says
+        how long output is read after the process exited (`after_exit`)."""
+        self.mark = marks.new_mark()
+        self._after_exit = timing.after_exit
         try:
-            self._scratch = tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{self.mark}-")
+            self._scratch = marks.make_scratch(self.mark)
         except OSError as exc:
-            raise UsageError(
-                f"cannot create a temporary folder for the implementation: {exc.strerror or exc}",
-                hint="check TMPDIR",
-            ) from None
+            raise NoScratchFolder(argv, exc) from None
         try:
             check_interpreter_line(argv)
-        except UsageError:
-            shutil.rmtree(self._scratch, ignore_errors=True)
+        except CannotStart:
+            marks.remove_tree(self._scratch)
             raise
         try:
             self.popen = subprocess.Popen(  # an argv list: never through a shell
@@ -306,8 +78,8 @@ class Process:
                 bufsize=0,
             )
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
-            shutil.rmtree(self._scratch, ignore_errors=True)
-            raise cannot_start(argv, exc) from None
+            marks.remove_tree(self._scratch)
+            raise CannotStart(argv, exc) from None
         self.started = time.monotonic()
         self.pid = self.popen.pid
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
@@ -409,7 +181,9 @@ class Process:
                 rest, self._buffer = bytes(self._buffer), bytearray()
                 self._searched = 0
                 return Ended(rest)
-            until = deadline if self._exited_at is None else min(deadline, self._exited_at + _AFTER_EXIT)
+            until = deadline
+            if self._exited_at is not None:
+                until = min(deadline, self._exited_at + self._after_exit)
             waited = self._pump(until)
             if waited is not None and not (isinstance(waited, TimedOut) and until < deadline):
                 return waited
@@ -417,13 +191,13 @@ class Process:
     def _left_open(self) -> bool:
         """Exited a moment ago with its output still open: a child it left holds the pipe, and
         the output is over as far as this process goes."""
-        return self._exited_at is not None and time.monotonic() >= self._exited_at + _AFTER_EXIT
+        return self._exited_at is not None and time.monotonic() >= self._exited_at + self._after_exit
 
     def read_all(self, deadline: float) -> Output | Read:
         """All of standard output until it closes (per-case mode). The limit is that of one
         line in persistent mode: MAX_OUTPUT bytes, not counting a final newline."""
         while self._out is not None:
-            if _over(self._buffer):
+            if over_limit(self._buffer):
                 return TooLong()
             waited = self._pump(deadline)
             if waited is not None:
@@ -433,14 +207,14 @@ class Process:
             if self.returncode is not None and self._out is not None:
                 # Exited with its output still open: a child it left holds the pipe. What came
                 # within a moment is the answer; the child is ended with the group.
-                self._drain_until(min(deadline, time.monotonic() + _AFTER_EXIT))
+                self._drain_until(min(deadline, time.monotonic() + self._after_exit))
                 break
-        if _over(self._buffer):
+        if over_limit(self._buffer):
             return TooLong()
         return Output(bytes(self._buffer))
 
     def _drain_until(self, deadline: float) -> None:
-        while self._out is not None and not _over(self._buffer):
+        while self._out is not None and not over_limit(self._buffer):
             if self._pump(deadline) is not None:
                 return
 
@@ -567,7 +341,7 @@ class Process:
         self._stderr_size = 0
         return printable(data.decode("utf-8", errors="replace"), lines=True)
 
-    # Looking at it from outside (runner/idle.py).
+    # Looking at it from outside (runner/process/idle.py).
 
     def unread_input(self) -> int | None:
         """Bytes written for standard input that the implementation has not read yet (the pipe's
@@ -585,7 +359,7 @@ class Process:
         """The processes of this implementation still there (those carrying its mark) and the
         CPU time they have used, in clock ticks (utime, stime, cutime and cstime of
         /proc/PID/stat); None without /proc."""
-        pids = {self.pid, *marked_processes(self.mark)}
+        pids = {self.pid, *marks.marked_processes(self.mark)}
         ticks = 0
         found: set[int] = set()
         for pid in pids:
@@ -618,7 +392,7 @@ class Process:
             self._ended = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        kill_marked(self.mark)
+        marks.kill_marked(self.mark)
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL does not fail this way
             self.popen.wait(timeout=5)
         self.returncode = self.popen.returncode
@@ -631,26 +405,5 @@ class Process:
             with contextlib.suppress(OSError):
                 os.close(self._pidfd)
             self._pidfd = None
-        remove_tree(self._scratch)
-        # Its folder moved away under another name is found by the mark in that name.
-        for moved in Path(self._scratch).parent.glob(f"{DIR_PREFIX}{self.mark}-*"):
-            remove_tree(str(moved))
+        marks.remove_scratch(self._scratch, self.mark)
 
-
-def remove_tree(path: str) -> None:
-    """Remove a folder an implementation had as its own: whatever it did to it (a subfolder
-    without permissions, itself replaced by a symbolic link, already gone)."""
-    if os.path.islink(path):
-        with contextlib.suppress(OSError):
-            os.unlink(path)  # never follow it
-        return
-
-    def retry(function: Any, name: str, _: Any) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(name), 0o700)
-            if not os.path.islink(name) and os.path.isdir(name):
-                os.chmod(name, 0o700)
-            function(name)
-
-    with contextlib.suppress(OSError):
-        shutil.rmtree(path, onerror=retry)

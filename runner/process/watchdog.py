@@ -1,5 +1,5 @@
-"""The run's watchdog: `python -I -S watchdog.py TOKEN TMPDIR`, started by the runner with a pipe
-on standard input that only the runner holds.
+"""The run's watchdog: `python -I -S watchdog.py TOKEN TMPDIR`, started by the runner (marks.py
+beside this file) with a pipe on standard input that only the runner holds.
 
 It waits for the end of that pipe, which comes when the runner exits for any reason, SIGKILL
 included. Then it kills every process still carrying `CARDID_RUN=TOKEN.*` in its environment (an
@@ -69,7 +69,7 @@ def main(token: str, tmpdir: str) -> int:
 
 
 def _remove(path: str) -> None:
-    """As runner.process.remove_tree: never follow a link, get past removed permissions."""
+    """As marks.remove_tree: never follow a link, get past removed permissions."""
     if os.path.islink(path):
         with contextlib.suppress(OSError):
             os.unlink(path)
