@@ -115,6 +115,8 @@ class Result:
     fallback_reason: str | None = None
     #: The implementation's handshake (None in per-case mode): its name, version and roles.
     hello: Hello | None = None
+    #: The implementation fails at start-up: the run stopped after its first cases.
+    startup_failure: execute.StartupFailure | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -156,6 +158,7 @@ def perform(run: Run, progress: Callable[[Outcome], None] | None = None) -> Resu
         interrupted=execution.interrupted,
         answers=execution.answers,
         fallback_reason=execution.fallback_reason,
+        startup_failure=execution.startup_failure,
     )
 
 
@@ -170,6 +173,7 @@ def conclude(
     answers: Mapping[str, Answer] | None = None,
     fallback_reason: str | None = None,
     today: datetime.date | None = None,
+    startup_failure: execute.StartupFailure | None = None,
 ) -> Result:
     """The outcomes of the selected cases made a Result: case bugs added, known failures
     applied, the verdict taken and every output written (one that cannot be written stops
@@ -238,4 +242,5 @@ def conclude(
         selected=selected,
         fallback_reason=fallback_reason,
         hello=hello,
+        startup_failure=startup_failure,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import shlex
 import signal
 import sys
@@ -16,7 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from cardid_conformance import console, escape
-from cardid_conformance.outcome import Errored
+from cardid_conformance.outcome import Errored, NotRun
+from cardid_runner.execute import StartupFailure
 from cardid_runner.run import Result, Run
 from cardid_runner.stop import SIGNALS
 
@@ -70,6 +72,9 @@ def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path 
         if len(case_ids) > ALIKE_SHOWN:
             say(f"... and {len(case_ids) - ALIKE_SHOWN} more case(s) errored the same way "
                 f"({reason[:120]}{'...' if len(reason) > 120 else ''}): fix that first; the report lists every case")
+    if result.startup_failure is not None:
+        not_run = sum(1 for outcome in result.outcomes if isinstance(outcome, NotRun))
+        say("\n".join(startup_lines(the_run, result.startup_failure, not_run)))
     for problem in result.known_failure_problems:
         say(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):
@@ -91,6 +96,44 @@ def show_result(the_run: Run, result: Result, *, quiet: bool, report_json: Path 
     if result.interrupted:
         return 128 + (SIGNALS.first or signal.SIGINT)
     return Exit.OK if result.accepted else Exit.FAILED
+
+
+#: A line of standard error that says what went wrong, as runtimes word it.
+_TELLING = re.compile(r"error|exception|cannot|can't|could not|not found|no such|denied|fatal|panic", re.IGNORECASE)
+
+
+def telling_line(stderr: str) -> str | None:
+    """The line of an implementation's standard error that says why it failed: the last one
+    naming an error (`Error: Cannot find module '/x/adapter.js'`, `ModuleNotFoundError: ...`),
+    else the last line written."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return next((line for line in reversed(lines) if _TELLING.search(line)), lines[-1] if lines else None)
+
+
+def startup_lines(the_run: Run, failure: StartupFailure, not_run: int) -> list[str]:
+    """What `cardid run` says when the implementation fails at start-up: that the run stopped,
+    why it is sure, the line of standard error that tells, and the fix."""
+    code = failure.exited.code
+    how = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    reason = failure.reason if len(failure.reason) <= 120 else failure.reason[:120] + "..."
+    lines = [
+        f"STOPPED: the implementation fails at start-up. Its first {failure.cases} case(s) errored "
+        f"alike ({reason}), and started with no input at all it exits without waiting for any "
+        f"({how})"
+    ]
+    told = telling_line(failure.exited.stderr)
+    if told is not None:
+        lines.append(f"      stderr: {told}")
+    if not_run:
+        lines.append(f"      {not_run} case(s) not run: they would all fail the same way")
+    command = shlex.quote(the_run.command)
+    lines.append(
+        f"      fix: check --impl and the folder you run from: {command} runs in {os.getcwd()}, "
+        "as your shell would run it there (a script's path is taken from there)"
+    )
+    impl = f" --impl {command}" if the_run.impl is not None else ""
+    lines.append(f"      then: `cardid doctor{impl}` checks the adapter step by step")
+    return lines
 
 
 class _ReaderMayLeave:
