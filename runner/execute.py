@@ -222,13 +222,15 @@ def run_cases(
     progress: Callable[[Outcome], None] | None = None,
     *,
     launcher: Launcher | None = None,
+    on_start: Callable[[Hello | None, str], None] | None = None,
 ) -> Execution:
     """Run every case and return the outcomes in the order of `cases`.
 
     The run stops early when STOP (runner/stop.py) is set, by a signal handler or by Ctrl-C
     here: finished outcomes are kept, cases cut short are dropped. It also stops when the
     first cases to finish all err alike at start-up (`startup_failure`): every case not begun
-    by then is NotRun.
+    by then is NotRun. `on_start` is given the handshake (None in per-case mode) and the mode
+    once they are known, before any case runs; `progress` each outcome as its case finishes.
     """
     launcher = launcher or options.launcher()
     hello: Hello | None = None
@@ -245,6 +247,8 @@ def run_cases(
         else:
             spare.append(started[0])
             hello = started[1]
+    if on_start is not None:
+        on_start(hello, "per-case" if isolate else "persistent")
     local = threading.local()
     case_runners: list[CaseRunner] = []
     lock = threading.Lock()
