@@ -410,8 +410,10 @@ def _compare_entry(
     want_name, got_name = normalize_name(expected.name), normalize_name(actual.name)
     if want_name != got_name:
         if want_name is None and case.role == "writer":
+            # No name was ever bound (VIS-1): not a bound name changed (NAME-5), and no "None".
             rule, cause = "VIS-1", "name recorded that was never shown"
-            what = f"name {_text(got_name, '')} recorded, but the source never showed it"
+            what = (f"name {_text(got_name, '')} recorded, but {_never_named(case, expected)}, "
+                    "so the entry must have no name")
         else:
             rule, cause = _name_rule(case, expected), "name differs" if got_name else "name missing"
             what = f"name {_text(got_name, 'none')}, expected {_text(want_name, 'none')}"
@@ -480,12 +482,33 @@ def _compare_entry(
         out.append(
             Difference(
                 rule="VIS-2",
-                message=f"{where}: revealed_at {actual.revealed_at}, expected {expected.revealed_at}",
+                message=f"{where}: revealed_at {_reveal(actual.revealed_at)}, expected "
+                f"{_reveal(expected.revealed_at)}"
+                + (" (no description of it was ever bound)" if expected.revealed_at is None else ""),
                 observation=expected.revealed_at,
                 cause="revealed_at differs",
             )
         )
     return out
+
+
+def _never_named(case: Case, expected: CardEntry) -> str:
+    """Why a writer's entry must have no name, in words of what the perspective player saw:
+    nothing that named it, ever (revealed_at null), or only a description naming no card of the
+    request's `cards` (revealed_at set, VIS-2)."""
+    player = case.request.get("perspective")
+    who = f"the perspective player ({escape.visible(str(player))})" if player else "the perspective player"
+    if expected.revealed_at is None:
+        return f"this {expected.kind}'s name was never shown to {who}"
+    return (
+        f"no name of it was ever shown to {who} (what was shown of it, from observation "
+        f"#{expected.revealed_at} on, names no card of the request's cards)"
+    )
+
+
+def _reveal(observation: int | None) -> str:
+    """A revealed_at as a message shows it: the observation's number, or null (JSON's word)."""
+    return "null" if observation is None else str(observation)
 
 
 def _lost_unregistered(expected: CardEntry, actual: CardEntry) -> bool:

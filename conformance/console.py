@@ -19,6 +19,7 @@ from cardid_conformance.outcome import (
     ExpectedFailure,
     Failed,
     NotApplicable,
+    NotRun,
     Outcome,
     Passed,
     Skipped,
@@ -75,7 +76,7 @@ def failure_lines(
                 lines.append(f"      now: [{rule_id}] {failure.differences[0].message}")
             elif isinstance(failure, Errored):
                 lines.append(f"      now: errored: {failure.reason}")
-        case Passed() | Skipped() | NotApplicable():
+        case Passed() | Skipped() | NotApplicable() | NotRun():
             return []
     if verbose and case is not None and spec is not None and not isinstance(outcome, CaseBug):
         rid = rule_id if rule_id in spec.rules else next((r for r in case.rules if r in spec.rules), None)
@@ -148,6 +149,7 @@ def summary_lines(
                 ("errored", "errored"),
                 ("skipped", "skipped"),
                 ("not_applicable", "not applicable"),
+                ("not_run", "not run"),
                 ("expected_failures", "known failures"),
                 ("case_bugs", "case bugs"),
             )
@@ -183,6 +185,7 @@ def summary_lines(
                     ("errored", "errored"),
                     ("skipped", "skipped"),
                     ("not-applicable", "not applicable"),
+                    ("not-run", "not run"),
                     ("expected-failure", "known failures"),
                 )
                 if row[word]

@@ -195,6 +195,7 @@ def to_html(
         *_not_passed(results, cases, spec, suite_root),
         *_not_run(results, "skipped", "Skipped"),
         *_not_run(results, "not-applicable", "Not applicable"),
+        *_not_run(results, "not-run", "Not run"),
         *_rules(results, spec),
         "</main>",
         *_footer(environment),
@@ -275,7 +276,7 @@ def _counts(report: Mapping[str, Any]) -> Iterator[str]:
     words = (
         ("passed", "passed"), ("failed", "failed (MUST)"), ("warning", "SHOULD warnings"),
         ("errored", "errored"), ("skipped", "skipped"), ("not-applicable", "not applicable"),
-        ("known-failure", "known failures"), ("case-bug", "case bugs"),
+        ("not-run", "not run"), ("known-failure", "known failures"), ("case-bug", "case bugs"),
     )
     yield "<h2>Cases</h2>"
     yield '<ul class="counts">'

@@ -18,6 +18,7 @@ from cardid_conformance.outcome import (
     ExpectedFailure,
     Failed,
     NotApplicable,
+    NotRun,
     Outcome,
     Passed,
     Skipped,
@@ -39,7 +40,9 @@ def to_junit(
         errors=str(
             sum(1 for o in outcomes if isinstance(o, Errored) and o.level is Level.MUST) + counts["case_bugs"]
         ),
-        skipped=str(counts["skipped"] + counts["expected_failures"] + counts["not_applicable"]),
+        skipped=str(
+            counts["skipped"] + counts["expected_failures"] + counts["not_applicable"] + counts["not_run"]
+        ),
         time=f"{sum(getattr(o, 'seconds', 0.0) for o in outcomes):.3f}",
     )
     for outcome in outcomes:
@@ -75,6 +78,8 @@ def to_junit(
                 ET.SubElement(element, "skipped", message=escape.visible(reason))
             case NotApplicable(reason=reason):
                 ET.SubElement(element, "skipped", message=escape.visible(f"not applicable: {reason}"))
+            case NotRun(reason=reason):
+                ET.SubElement(element, "skipped", message=escape.visible(f"not run: {reason}"))
             case ExpectedFailure(reason=reason):
                 ET.SubElement(element, "skipped", message=escape.visible(f"known failure: {reason}")).text = text
     return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True))

@@ -44,6 +44,7 @@ def to_markdown(
         + (f" ({_cell(info.suite_commit[:12])})" if info.suite_commit else "")
         + f", {counts['total']} cases, {info.mode} mode, command {_cell(info.command)}"
         + (" (interrupted)" if info.interrupted else "")
+        + (f" ({counts['not_run']} not run: the run stopped early)" if counts["not_run"] else "")
         + ".",
         "",
         "| passed | failed | errored | skipped | not applicable | known failures | case bugs |",

@@ -19,6 +19,7 @@ class Status(StrEnum):
     CASE_BUG = "case-bug"
     EXPECTED_FAILURE = "expected-failure"
     NOT_APPLICABLE = "not-applicable"
+    NOT_RUN = "not-run"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,7 +95,16 @@ class NotApplicable:
     reason: str
 
 
-Outcome = Passed | Failed | Errored | Skipped | CaseBug | ExpectedFailure | NotApplicable
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NotRun:
+    """Not run: the run stopped before the case (its first cases showed that the implementation
+    fails at start-up, runner/execute.py); `reason` says why. Never judged, never conforming."""
+
+    case_id: str
+    reason: str
+
+
+Outcome = Passed | Failed | Errored | Skipped | CaseBug | ExpectedFailure | NotApplicable | NotRun
 
 
 def status(outcome: Outcome) -> Status:
@@ -114,3 +124,5 @@ def status(outcome: Outcome) -> Status:
             return Status.EXPECTED_FAILURE
         case NotApplicable():
             return Status.NOT_APPLICABLE
+        case NotRun():
+            return Status.NOT_RUN

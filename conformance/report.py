@@ -17,6 +17,7 @@ from cardid_conformance.outcome import (
     ExpectedFailure,
     Failed,
     NotApplicable,
+    NotRun,
     Outcome,
     Passed,
     Skipped,
@@ -73,6 +74,9 @@ class Verdict:
     #: The source format the run was declared for (--source), and the cases it cannot express.
     source: str | None = None
     not_applicable: int = 0
+    #: Cases the run stopped before (an implementation that fails at start-up): it shows
+    #: nothing about them.
+    not_run: int = 0
 
     def text(self, spec_version: str) -> str:
         """The verdict as one sentence, the same in every report."""
@@ -95,6 +99,8 @@ class Verdict:
                 reasons.append("no case was judged (every case was skipped or errored)")
             if self.interrupted:
                 reasons.append("the run was interrupted before every selected case ran")
+            if self.not_run:
+                reasons.append(f"{self.not_run} case(s) not run: the run stopped early")
             if self.case_bugs:
                 reasons.append(f"the corpus has {self.case_bugs} case bug(s)")
             head = f"NOT CONFORMING {against}: " + "; ".join(reasons)
@@ -199,11 +205,14 @@ def verdict(
     source: str | None = None,
 ) -> Verdict:
     """Compute the verdict of a run's outcomes (`cases` gives each case's role)."""
-    must = known_must = should = judged = skipped = bugs = not_applicable = 0
+    must = known_must = should = judged = skipped = bugs = not_applicable = not_run = 0
     judged_roles: set[str] = set()
     run_roles: set[str] = set()
     unskipped_roles: set[str] = set()
     for outcome in outcomes:
+        if isinstance(outcome, NotRun):  # shows nothing about its role either
+            not_run += 1
+            continue
         case = cases.get(outcome.case_id)
         role = case.role if case is not None else None
         if role is not None:
@@ -233,11 +242,11 @@ def verdict(
                 judged_roles.add(role)
     selected = len(outcomes) - bugs
     partial = corpus_size is not None and selected < corpus_size
-    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0 and not interrupted
+    complete = not interrupted and not_run == 0
+    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0 and complete
     return Verdict(
         conforming=conforming,
-        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems
-        and not interrupted,
+        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems and complete,
         must_failures=must,
         known_must_failures=known_must,
         should_failures=should,
@@ -254,6 +263,7 @@ def verdict(
         resumed=resumed,
         source=source,
         not_applicable=not_applicable,
+        not_run=not_run,
     )
 
 
@@ -269,6 +279,7 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, int]:
         "expected_failures": counts[Status.EXPECTED_FAILURE],
         "case_bugs": counts[Status.CASE_BUG],
         "not_applicable": counts[Status.NOT_APPLICABLE],
+        "not_run": counts[Status.NOT_RUN],
     }
 
 
@@ -285,7 +296,7 @@ def to_json(
                 role=case.role, level=case.level.name, rules=list(case.rules), case_sha256=case.digest()
             )
         entry.update(_details(outcome, spec))
-        if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped | NotApplicable):
+        if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped | NotApplicable | NotRun):
             entry["rerun"] = info.rerun[outcome.case_id]
         result_list.append(entry)
     v = run_verdict(outcomes, cases, info)
@@ -320,6 +331,7 @@ def to_json(
             "known_must_failures": v.known_must_failures,
             "should_failures": v.should_failures,
             "not_applicable": v.not_applicable,
+            "not_run": v.not_run,
             "known_failures_used": list(v.known_failures_used),
             "known_failures_file": info.known_failures_file,
             "known_failure_problems": list(info.known_failure_problems),
@@ -358,7 +370,8 @@ def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
             }
         case Errored(level=level, reason=reason, stderr=stderr, seconds=seconds):
             return {"level": level.name, "message": reason, "stderr": stderr, "seconds": round(seconds, 6)}
-        case Skipped(reason=reason) | CaseBug(reason=reason) | NotApplicable(reason=reason):
+        case (Skipped(reason=reason) | CaseBug(reason=reason) | NotApplicable(reason=reason)
+              | NotRun(reason=reason)):
             return {"message": reason}
         case ExpectedFailure(failure=failure, reason=reason):
             inner = _details(failure, spec)

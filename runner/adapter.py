@@ -53,7 +53,7 @@ def run_line(seq: int, payload: bytes) -> tuple[bytes, ...]:
     return (b'{"cmd":"run","seq":%d,"request":' % seq, payload, b"}\n")
 
 
-__all__ = ["Adapter", "Hello", "Launcher", "PerCase", "Persistent", "ProcessLauncher", "Request"]
+__all__ = ["Adapter", "Exited", "Hello", "Launcher", "PerCase", "Persistent", "ProcessLauncher", "Request"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,6 +84,15 @@ class Adapter(Protocol):
         """From another thread: end the processes now, so that a waiting `run` returns."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Exited:
+    """How an implementation started with no input at all ended by itself: its exit status
+    (negative: killed by that signal) and the tail of its standard error."""
+
+    code: int
+    stderr: str
+
+
 class Launcher(Protocol):
     """Makes the adapters of one run."""
 
@@ -92,6 +101,12 @@ class Launcher(Protocol):
 
     def per_case(self) -> Adapter:
         """An adapter running one fresh process per request."""
+
+    def without_input(self, within: float) -> Exited | None:
+        """Start the implementation, write it nothing, and wait up to `within` seconds: how it
+        ended, if it exited by itself having written nothing on standard output (it fails at
+        start-up, whatever it is asked); None if it was still running (waiting for its input,
+        as any adapter does), wrote something, or could not be started."""
 
 
 def probe(launcher: Launcher) -> tuple[Adapter, Hello] | str:
@@ -174,6 +189,21 @@ class ProcessLauncher:
 
     def per_case(self) -> PerCase:
         return PerCase(self.argv, spawn=self.spawn, timing=self.timing)
+
+    def without_input(self, within: float) -> Exited | None:
+        try:
+            proc = (self.spawn or real_processes(self.timing))(self.argv)
+        except ProcessError:
+            return None
+        try:
+            deadline = proc.started + within
+            output = proc.read_all(deadline)  # its input stays open, and empty
+            if not isinstance(output, Output) or output.data.strip():
+                return None
+            code = proc.wait_exit(deadline)
+            return None if code is None else Exited(code=code, stderr=proc.stderr_tail())
+        finally:
+            proc.kill()
 
 
 class PerCase:

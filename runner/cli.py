@@ -7,7 +7,8 @@ Exit codes (documented in README.md):
     2  usage error: bad option, unreadable file, implementation command that cannot start,
        or an output that could not be written (the others are still written)
     3  the suite's own files (spec index, schemas) are broken
-  128 + N  interrupted by signal N during `cardid run`: 130 SIGINT, 143 SIGTERM, 129 SIGHUP
+  128 + N  interrupted by signal N during `cardid run`: 130 SIGINT, 143 SIGTERM, 129 SIGHUP;
+           141 when standard output's reader went away (`cardid run | head`), as SIGPIPE would
   130  interrupted (Ctrl-C outside a run)
 """
 
@@ -27,6 +28,7 @@ from cardid_conformance.cases import Corpus, case_files, load_corpus
 from cardid_conformance.errors import CardidError, SuiteError, UsageError
 from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
+from cardid_conformance.outcome import Outcome
 from cardid_conformance.selection import Selection
 from cardid_conformance.spec import Spec, load_cr_numbers, load_spec
 from cardid_runner import (
@@ -50,8 +52,16 @@ from cardid_runner.process.stop import SIGNALS
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
-from cardid_runner.run import Outputs, Run, perform
-from cardid_runner.terminal import Exit, emit, reader_may_leave, say, show_result
+from cardid_runner.run import Outputs, Run, decided, perform
+from cardid_runner.terminal import (
+    CaseLines,
+    Exit,
+    emit,
+    reader_may_leave,
+    reader_watched,
+    say,
+    show_result,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -139,10 +149,12 @@ def _parser() -> argparse.ArgumentParser:
             "  0  accepted: no MUST failure beyond the listed known failures (SHOULD failures\n"
             "     are warnings)\n"
             "  1  a MUST case failed or errored that no known-failure entry lists, no case was\n"
-            "     judged, the corpus has case bugs, or the known-failure file is wrong\n"
+            "     judged, the run stopped since the implementation fails at start-up, the\n"
+            "     corpus has case bugs, or the known-failure file is wrong\n"
             "  2  usage error, or an output could not be written (the others were)\n"
             "  3  the suite's own files are broken\n"
-            "  128+N  interrupted by signal N (130 Ctrl-C): the partial report was written"
+            "  128+N  interrupted by signal N (130 Ctrl-C; 141 standard output's reader left,\n"
+            "         as in `cardid run | head`): the partial report was written"
         ),
     )
     selection_options(run)
@@ -386,11 +398,24 @@ def _perform(
                  f"so they run again: {', '.join(earlier.changed)}")
     selected = the_run.selected()
     progress = Progress(len([case for case in selected if case.id not in the_run.resumed]))
+    # Into a pipe or a file, each case's lines go out as it finishes (`cardid run | head` ends
+    # the run once head has its lines); on a terminal, where the progress line is, at the end.
+    shown = None if sys.stdout.isatty() else CaseLines(the_run, quiet=args.quiet)
+    if shown is not None:
+        shown.expect([case.id for case in selected], decided(the_run, selected))
+
+    def finished(outcome: Outcome) -> None:
+        progress(outcome)
+        if shown is not None:
+            shown.add(outcome)
+
     try:
-        result = perform(the_run, progress=progress, launcher=launcher)
+        with reader_watched(sys.stdout):
+            result = perform(the_run, progress=finished, on_start=shown.started if shown else None,
+                             launcher=launcher)
     finally:
         progress.close()
-    return show_result(the_run, result, quiet=args.quiet, report_json=args.report_json)
+    return show_result(the_run, result, quiet=args.quiet, report_json=args.report_json, shown=shown)
 
 
 #: Options whose destination is not their name: --expect names the known-failure file.

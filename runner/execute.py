@@ -16,9 +16,9 @@ from cardid_conformance.answer import Answer, Crashed
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
 from cardid_conformance.judge import judge
-from cardid_conformance.outcome import Errored, Outcome, Passed, status
+from cardid_conformance.outcome import Errored, NotRun, Outcome, Passed, status
 from cardid_conformance.spec import Level, Spec
-from cardid_runner.adapter import Adapter, Hello, Launcher, ProcessLauncher, Request, probe
+from cardid_runner.adapter import Adapter, Exited, Hello, Launcher, ProcessLauncher, Request, probe
 from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
 from cardid_runner.process.stop import STOP
@@ -45,6 +45,8 @@ def implementation_argv(impl: str | None) -> tuple[str, ...]:
 DEFAULT_TIMEOUT = 10.0
 #: Seconds the persistent-mode handshake may take, before the multiplier.
 START_TIMEOUT = 30.0
+#: How many cases, the first to finish, must all err alike at start-up for a run to stop.
+STARTUP_SAMPLE = 5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,6 +95,29 @@ class Execution:
     fallback_reason: str | None = None
     #: True when the run was stopped (a signal, Ctrl-C): `outcomes` holds the finished cases only.
     interrupted: bool = False
+    #: The implementation fails at start-up: the cases after the first few were not run.
+    startup_failure: StartupFailure | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StartupFailure:
+    """Why a run stopped early: its first cases all errored alike before any answer (the
+    process exited or crashed, writing nothing), and the implementation, started once more with
+    no input at all, exited by itself: it fails at start-up, whatever it is asked."""
+
+    #: The errors' one reason, and how many of the first cases gave it.
+    reason: str
+    cases: int
+    #: How the input-less start ended: its exit status (negative: a signal), its standard error.
+    exited: Exited
+
+    @property
+    def not_run_reason(self) -> str:
+        """What each case the run stopped before says (`NotRun.reason`)."""
+        return (
+            f"the run stopped after its first {self.cases} case(s) errored alike at start-up: "
+            f"{self.reason[:200]}{'...' if len(self.reason) > 200 else ''}"
+        )
 
 
 class _Interrupted(Exception):
@@ -210,11 +235,15 @@ def run_cases(
     progress: Callable[[Outcome], None] | None = None,
     *,
     launcher: Launcher | None = None,
+    on_start: Callable[[Hello | None, str], None] | None = None,
 ) -> Execution:
     """Run every case and return the outcomes in the order of `cases`.
 
     The run stops early when STOP (runner/process/stop.py) is set, by a signal handler or by Ctrl-C
-    here: finished outcomes are kept, cases cut short are dropped.
+    here: finished outcomes are kept, cases cut short are dropped. It also stops when the
+    first cases to finish all err alike at start-up (`startup_failure`): every case not begun
+    by then is NotRun. `on_start` is given the handshake (None in per-case mode) and the mode
+    once they are known, before any case runs; `progress` each outcome as its case finishes.
     """
     launcher = launcher or options.launcher()
     hello: Hello | None = None
@@ -231,16 +260,27 @@ def run_cases(
         else:
             spare.append(started[0])
             hello = started[1]
+    if on_start is not None:
+        on_start(hello, "per-case" if isolate else "persistent")
     local = threading.local()
     case_runners: list[CaseRunner] = []
     lock = threading.Lock()
 
     answers: dict[str, Answer] = {}
     finished: dict[str, Outcome] = {}
+    first: list[Answer] = []  # the answers of the first cases to finish, STARTUP_SAMPLE at most
+    sample = min(STARTUP_SAMPLE, len(cases))
+    stopped: list[StartupFailure] = []  # one, once the run stops
 
     def one(case: Case) -> None:
         if STOP.is_set():
             raise _Interrupted
+        if stopped:
+            with lock:
+                finished[case.id] = NotRun(case_id=case.id, reason=stopped[0].not_run_reason)
+                if progress is not None:
+                    progress(finished[case.id])
+            return
         case_runner = getattr(local, "case_runner", None)
         if case_runner is None:
             with lock:
@@ -266,6 +306,15 @@ def run_cases(
             finished[case.id] = outcome
             if progress is not None:
                 progress(outcome)
+            if len(first) < sample:
+                first.append(answer)
+                judge_start = len(first) == sample
+            else:
+                judge_start = False
+        if judge_start:  # once, outside the lock: it may start the implementation once more
+            failure = startup_failure(first, launcher, options.timeout)
+            if failure is not None:
+                stopped.append(failure)
 
     pool = ThreadPoolExecutor(max_workers=options.jobs) if options.jobs > 1 else None
     try:
@@ -305,7 +354,39 @@ def run_cases(
         mode="per-case" if isolate else "persistent",
         fallback_reason=fallback,
         interrupted=interrupted,
+        startup_failure=stopped[0] if stopped else None,
     )
+
+
+def before_answering(answer: Answer) -> bool:
+    """Whether an answer is a process that exited or crashed before answering: not a timeout,
+    not a protocol breach, nothing on standard output, and no interruption of the run."""
+    return (
+        isinstance(answer, Crashed)
+        and not answer.timed_out
+        and not answer.protocol_only
+        and not answer.output.strip()
+        and not STOP.is_set()
+    )
+
+
+def startup_failure(answers: Sequence[Answer], launcher: Launcher, timeout: float) -> StartupFailure | None:
+    """The start-up failure the first cases' answers show, or None: every one of them exited or
+    crashed before answering, for one same reason, and the implementation started with no input
+    at all exits by itself too (within twice the time the slowest of them took, a second at
+    least). An implementation that fails only some requests, or answers some (a role it does not
+    support is `Unsupported`, or a rejection), or waits for its input (as a working per-case
+    adapter does), is never taken for one."""
+    crashes = [answer for answer in answers if isinstance(answer, Crashed) and before_answering(answer)]
+    if not crashes or len(crashes) < len(answers) or len({crash.reason for crash in crashes}) != 1:
+        return None
+    within = min(timeout, max(1.0, 2 * max(crash.seconds for crash in crashes)))
+    exited = launcher.without_input(within)
+    if exited is None or STOP.is_set():
+        return None
+    if not exited.stderr.strip():
+        exited = Exited(code=exited.code, stderr=crashes[0].stderr)
+    return StartupFailure(reason=crashes[0].reason, cases=len(crashes), exited=exited)
 
 
 def erring(

@@ -7,6 +7,7 @@ its items gathered. The CLI and the plugin print a Result; neither computes one 
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import shlex
 from collections.abc import Callable, Mapping, Sequence
@@ -119,6 +120,8 @@ class Result:
     fallback_reason: str | None = None
     #: The implementation's handshake (None in per-case mode): its name, version and roles.
     hello: Hello | None = None
+    #: The implementation fails at start-up: the run stopped after its first cases.
+    startup_failure: execute.StartupFailure | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -136,22 +139,52 @@ class Result:
         return self.verdict.accepted
 
 
-def perform(
-    run: Run, progress: Callable[[Outcome], None] | None = None, *, launcher: Launcher | None = None
-) -> Result:
-    """Select, run what was not resumed, and conclude. `launcher` runs the implementation
-    (by default, real processes of the Run's command: `Options.launcher`)."""
-    selected = run.selected()
-    if not selected and not run.corpus.bugs:
-        raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
-    fresh: dict[str, Outcome] = {}
+def decided(run: Run, selected: Sequence[Case]) -> dict[str, Outcome]:
+    """The outcomes of selected cases known without running them: those resumed (--resume),
+    and those the declared source cannot express (--source)."""
+    known = {case.id: run.resumed[case.id] for case in selected if case.id in run.resumed}
     if run.source is not None:
         for case in selected:
             reason = not_applicable(case, run.source)
-            if reason is not None:
-                fresh[case.id] = NotApplicable(case_id=case.id, reason=reason)
-    to_run = [case for case in selected if case.id not in run.resumed and case.id not in fresh]
-    execution = execute.run_cases(to_run, run.options(), run.spec, progress=progress, launcher=launcher)
+            if reason is not None and case.id not in known:
+                known[case.id] = NotApplicable(case_id=case.id, reason=reason)
+    return known
+
+
+def identity(run: Run, hello: Hello | None, mode: str) -> report.RunInfo:
+    """What a run's first console lines name (console.identity_lines): the implementation as its
+    handshake described it, the mode, and the suite. `conclude` completes it."""
+    return report.RunInfo(
+        command=run.command,
+        spec_version=run.spec.version,
+        cases_dir=str(run.cases_dir),
+        name=hello.name if hello else None,
+        version=hello.version if hello else None,
+        mode=mode,
+        suite_version=suite.version(),
+        suite_commit=provenance.commit(),
+    )
+
+
+def perform(
+    run: Run,
+    progress: Callable[[Outcome], None] | None = None,
+    *,
+    on_start: Callable[[Hello | None, str], None] | None = None,
+    launcher: Launcher | None = None,
+) -> Result:
+    """Select, run what was not resumed, and conclude. `progress` is given each case's outcome as
+    it finishes, `on_start` the handshake and the mode before the first case runs. `launcher`
+    runs the implementation (by default, real processes of the Run's command:
+    `Options.launcher`)."""
+    selected = run.selected()
+    if not selected and not run.corpus.bugs:
+        raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")
+    known = decided(run, selected)
+    fresh = {case_id: outcome for case_id, outcome in known.items() if case_id not in run.resumed}
+    to_run = [case for case in selected if case.id not in known]
+    execution = execute.run_cases(to_run, run.options(), run.spec, progress=progress, on_start=on_start,
+                                  launcher=launcher)
     fresh.update((outcome.case_id, outcome) for outcome in execution.outcomes)
     done = [run.resumed.get(case.id) or fresh.get(case.id) for case in selected]
     return conclude(
@@ -163,6 +196,7 @@ def perform(
         interrupted=execution.interrupted,
         answers=execution.answers,
         fallback_reason=execution.fallback_reason,
+        startup_failure=execution.startup_failure,
     )
 
 
@@ -177,6 +211,7 @@ def conclude(
     answers: Mapping[str, Answer] | None = None,
     fallback_reason: str | None = None,
     today: datetime.date | None = None,
+    startup_failure: execute.StartupFailure | None = None,
 ) -> Result:
     """The outcomes of the selected cases made a Result: case bugs added, known failures
     applied, the verdict taken and every output written (one that cannot be written stops
@@ -191,21 +226,14 @@ def conclude(
         )
         marked, problems = applied.outcomes, applied.problems
     rerun = {outcome.case_id: run.rerun_command(outcome.case_id) for outcome in outcomes}
-    info = report.RunInfo(
-        command=run.command,
-        spec_version=run.spec.version,
-        cases_dir=str(run.cases_dir),
-        name=hello.name if hello else None,
-        version=hello.version if hello else None,
-        mode=mode,
+    info = dataclasses.replace(
+        identity(run, hello, mode),
         interrupted=interrupted,
         rerun=rerun,
         known_failures_file=str(run.known_failures.path) if run.known_failures else None,
         known_failure_problems=problems,
         corpus_size=len(run.corpus.cases),
         suite_corpus=Path(run.cases_dir).resolve() == suite.CASES_DIR.resolve(),
-        suite_version=suite.version(),
-        suite_commit=provenance.commit(),
         fallback_reason=fallback_reason,
         source=run.source,
         resumed=sum(1 for outcome in outcomes if outcome.case_id in run.resumed),
@@ -245,4 +273,5 @@ def conclude(
         selected=selected,
         fallback_reason=fallback_reason,
         hello=hello,
+        startup_failure=startup_failure,
     )

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from cardid_conformance.cases import Case
+from cardid_conformance import suite
+from cardid_conformance.cases import Case, load_case
 from cardid_conformance.compare import compare_reader, compare_writer, describe
+from cardid_conformance.spec import Spec
+from cardid_reference.adapter import answer as reference_answer
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -270,3 +274,41 @@ def test_root_causes_group_first_differences_by_cause(make_case: Callable[..., C
         "3 case(s): ID split at a move linking a new handle (ID-3, ID-5)",
         "1 case(s): owner differs (OWN-1)",
     ]
+
+
+def _suite_case(spec: Spec, path: str) -> Case:
+    return load_case(suite.CASES_DIR / path, spec)
+
+
+def test_a_name_never_shown_is_vis1_and_says_so_in_words(spec: Spec) -> None:
+    """An opponent's foretold card was never named to P1 (name and revealed_at null, in a case
+    citing NAME-5): a writer that names it breaks VIS-1, and the message says that the name was
+    never shown to the perspective player, so the entry has none; not a bound name changed
+    (NAME-5), and no Python `None` for a revealed_at that is JSON's null."""
+    case = _suite_case(spec, "writer/name-bound-before-foretell-kept-face-down-in-exile.yaml")
+    answer = reference_answer(json.loads(case.request_bytes()))
+    entry = next(e for e in answer["card_table"] if e["owner"] == "P2")
+    entry.update(name="Starnheim Unleashed", revealed_at=3)
+    name, reveal = compare_writer(case, answer)
+    assert name.rule == "VIS-1"
+    assert name.message.endswith(
+        'name "Starnheim Unleashed" recorded, but this card\'s name was never shown to the '
+        "perspective player (P1), so the entry must have no name"
+    )
+    assert reveal.rule == "VIS-2"
+    assert reveal.message.endswith("revealed_at 3, expected null (no description of it was ever bound)")
+    for difference in (name, reveal):
+        assert "None" not in difference.message
+        assert "bound name" not in difference.message
+
+
+def test_a_name_where_only_an_unknown_description_was_shown_says_what_was_shown(spec: Spec) -> None:
+    """A card whose unlisted source ID was shown (revealed_at set, name unknown): a name is
+    still VIS-1's breach, and the message says that what was shown names no card."""
+    case = _suite_case(spec, "writer/revealed-at-set-by-unmatched-source-id.yaml")
+    answer = reference_answer(json.loads(case.request_bytes()))
+    answer["card_table"][0]["name"] = "Island"
+    [difference] = compare_writer(case, answer)
+    assert difference.rule == "VIS-1"
+    assert "no name of it was ever shown to the perspective player (P1)" in difference.message
+    assert "names no card of the request's cards), so the entry must have no name" in difference.message

@@ -21,6 +21,7 @@ from cardid_conformance.outcome import (
     Errored,
     ExpectedFailure,
     Failed,
+    NotRun,
     Outcome,
     Passed,
     Skipped,
@@ -133,6 +134,35 @@ def test_case_bugs_and_nothing_judged_are_not_conforming(cases: dict[str, Case])
 
 def _info(**kwargs: object) -> report.RunInfo:
     return report.RunInfo(command="impl", spec_version=load_spec().version, cases_dir="cases", **kwargs)  # type: ignore[arg-type]
+
+
+def test_a_run_that_stopped_early_claims_nothing_and_marks_every_case_not_run(
+    cases: dict[str, Case], spec: Spec
+) -> None:
+    """Cases the run stopped before (the implementation fails at start-up) are `not-run` in
+    every report: neither conforming nor accepted, whatever the cases that ran did; counted
+    apart on the console, skipped in JUnit, listed in the JSON report (valid for its schema)."""
+    not_run = NotRun(case_id=READER, reason="the run stopped after its first 1 case(s) errored alike")
+    outcomes = [Passed(case_id=WRITER_MUST), not_run]
+    v = _verdict(outcomes, cases)
+    assert (v.conforming, v.accepted, v.not_run) == (False, False, 1)
+    assert v.text("1.2.0") == (
+        "NOT CONFORMING against card-identity spec 1.2.0: 1 case(s) not run: the run stopped "
+        "early (tested as a writer)"
+    )
+    info = _info()
+    assert console.summary_lines(outcomes, cases, spec, info)[0] == "1 passed, 0 failed, 1 not run (2 cases)"
+    assert console.failure_lines(not_run, None) == []
+    root = ET.fromstring(to_junit(outcomes, cases, {}))
+    skipped = root.find(f"testcase[@name='{READER}']/skipped")
+    assert root.get("skipped") == "1" and skipped is not None
+    assert skipped.get("message") == f"not run: {not_run.reason}"
+    assert "(1 not run: the run stopped early)" in to_markdown(outcomes, cases, info, spec)
+    data = report.to_json(outcomes, cases, info, spec)
+    assert schemas.first_problem("report", data) is None
+    assert data["results"][1]["status"] == "not-run" and data["results"][1]["message"] == not_run.reason
+    assert data["summary"]["not_run"] == 1 and data["verdict"]["not_run"] == 1
+    assert READER not in report.outcomes_from_json(data)  # a resumed run runs it
 
 
 def test_a_should_failure_is_a_warning_in_every_report(cases: dict[str, Case], spec: Spec) -> None:

@@ -63,10 +63,12 @@ class Signals:
         #: report into a stream no one reads, runner/outputs.py) compares it with its start's.
         self.received = 0
         self._previous: dict[int, Any] = {}
+        self._active = False
 
     def __enter__(self) -> Self:
         self.first = None
         STOP.clear()
+        self._active = True
         if threading.current_thread() is threading.main_thread():
             for signum in self.SIGNALS:
                 self._previous[signum] = signal.signal(signum, self._handle)
@@ -78,7 +80,17 @@ class Signals:
         self.received += 1
         STOP.set()
 
+    def reader_left(self) -> None:
+        """Standard output's reader went away during a run (`cardid run | head`): stop it as
+        SIGPIPE would have, had Python not ignored it, so that the run exits 128 + SIGPIPE
+        (141). Not a signal received (`received`), and nothing outside a run."""
+        if self._active:
+            if self.first is None:
+                self.first = signal.SIGPIPE
+            STOP.set()
+
     def __exit__(self, *exc: object) -> None:
+        self._active = False
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         self._previous.clear()

@@ -23,7 +23,7 @@ from typing import Any
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_reference.adapter import answer as reference_answer
 from cardid_reference.errors import RequestError
-from cardid_runner.adapter import Hello, ProcessLauncher, Request
+from cardid_runner.adapter import Exited, Hello, ProcessLauncher, Request
 from cardid_runner.process.reads import (
     MAX_OUTPUT,
     Ended,
@@ -116,13 +116,15 @@ class Behaviour:
     `hello`: events answering `start` (None: it speaks per-case mode only and exits 1).
     `persistent(message, seq, served)`: events answering a `run` message (`served` counts the
     runs before it in this process); `per_case(request)`: events of a per-case process.
-    `on_stop`: events after `stop`.
+    `on_stop`: events after `stop`. `at_start`: events of every process from its start, before
+    any input (an adapter that cannot start: its stderr, then its exit).
     """
 
     hello: Sequence[Event] | None = (Out(line(HELLO)),)
     persistent: Callable[[dict[str, Any], Any, int], Sequence[Event]] | None = None
     per_case: Callable[[Any], Sequence[Event]] | None = None
     on_stop: Sequence[Event] = (Exit(0),)
+    at_start: Sequence[Event] = ()
     log: list[str] = field(default_factory=list)
 
     def answer_persistent(self, message: dict[str, Any], seq: Any, served: int) -> Sequence[Event]:
@@ -171,6 +173,7 @@ class ScriptedProcess:
         self.input_closed = False
         self.killed = False
         behaviour.log.append("spawn")
+        self._schedule(behaviour.at_start, self.started)
 
     # Input.
 
@@ -402,6 +405,9 @@ class FakeLauncher:
     hello: Hello | str = field(default_factory=lambda: Hello(name="fake", version="0", roles=("writer", "reader")))
     late: dict[str, str] = field(default_factory=dict)
     made: list[FakeAdapter] = field(default_factory=list)
+    #: What starting it with no input shows: None, it waits for its input (as adapters do).
+    exits_without_input: Exited | None = None
+    started_without_input: int = 0
 
     def persistent(self) -> FakeAdapter:
         adapter = FakeAdapter(self.persistent_answer, hello=self.hello, late=self.late)
@@ -412,6 +418,10 @@ class FakeLauncher:
         adapter = FakeAdapter(self.per_case_answer)
         self.made.append(adapter)
         return adapter
+
+    def without_input(self, within: float) -> Exited | None:
+        self.started_without_input += 1
+        return self.exits_without_input
 
 
 def crashed(reason: str, **kwargs: Any) -> Callable[[Request], Answer]:
