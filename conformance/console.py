@@ -6,6 +6,7 @@ nor forge a line.
 
 from __future__ import annotations
 
+import shlex
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 from cardid_conformance import escape
 from cardid_conformance.cases import Case
 from cardid_conformance.causes import root_causes
+from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,
@@ -127,6 +129,25 @@ def identity_lines(info: RunInfo) -> list[str]:
     return [escape.visible(line) for line in lines]
 
 
+#: How many disagreements of the generated games the console shows (the JSON report has all).
+GENERATED_SHOWN = 5
+
+
+def generated_lines(campaign: Campaign, command: str) -> list[str]:
+    """The generated games (--generated), apart from the corpus: how many, and the first
+    disagreements, each with the command that replays it."""
+    lines = [f"generated: {campaign.headline()}"]
+    for disagreement in campaign.disagreements[:GENERATED_SHOWN]:
+        lines.append(f"  {disagreement.line()}")
+    if len(campaign.disagreements) > GENERATED_SHOWN:
+        lines.append(f"  ... and {len(campaign.disagreements) - GENERATED_SHOWN} more (the JSON report has every one)")
+    if campaign.disagreements:
+        impl = [] if command == "cardid reference" else ["--impl", command]
+        replay = shlex.join(["cardid", "fuzz", *impl, "--seed", str(campaign.disagreements[0].seed), "--games", "1"])
+        lines.append(f"  replay the first: {replay}; --out DIR writes each as a shrunk case (docs/generated-games.md)")
+    return lines
+
+
 def summary_lines(
     outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec, info: RunInfo
 ) -> list[str]:
@@ -199,6 +220,8 @@ def summary_lines(
             f"note: every case ran in a process of its own (slower), since persistent mode was not "
             f"used: {info.fallback_reason}"
         )
+    if info.generated is not None:
+        lines += generated_lines(info.generated, info.command)
     lines.append(f"verdict: {v.text(spec.version)}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")

@@ -192,6 +192,7 @@ def to_html(
         *_counts(report),
         *_matrix(results, spec),
         *_root_causes(report),
+        *_generated(report),
         *_not_passed(results, cases, spec, suite_root),
         *_not_run(results, "skipped", "Skipped"),
         *_not_run(results, "not-applicable", "Not applicable"),
@@ -332,6 +333,26 @@ def _root_causes(report: Mapping[str, Any]) -> Iterator[str]:
             f"<tr><td>{len(cause.cases)}</td><td>{html_line(cause.cause)}</td>"
             f"<td>{html_line(', '.join(cause.rules))}</td><td class=\"mono\">{shown}{more}</td></tr>"
         )
+    yield "</tbody></table>"
+
+
+def _generated(report: Mapping[str, Any]) -> Iterator[str]:
+    """The generated games the run added (--generated), apart from the corpus."""
+    generated = report.get("generated")
+    if generated is None:
+        return
+    seeds = generated["seeds"]
+    span = f"seeds {seeds[0]} to {seeds[-1]}" if seeds else "no seed"
+    found = generated["disagreements"]
+    yield '<h2 id="generated">Generated games</h2>'
+    yield (f'<p class="note">{generated["games"]} games whose truth is known ({span}; docs/generated-games.md): '
+           f"{len(found)} disagreement(s). <code>cardid fuzz --seed SEED --games 1</code> replays one.</p>")
+    if not found:
+        return
+    yield "<table><thead><tr><th>seed</th><th>kind</th><th>rule</th><th>what</th></tr></thead><tbody>"
+    for d in found:
+        yield (f'<tr><td class="mono">{html_line(str(d["seed"]))}</td><td>{html_line(d["kind"])}</td>'
+               f'<td>{html_line(d["rule"])}</td><td>{html_line(d["what"])}</td></tr>')
     yield "</tbody></table>"
 
 

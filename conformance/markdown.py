@@ -55,6 +55,10 @@ def to_markdown(
         ),
         "",
     ]
+    if info.generated is not None:
+        lines += [f"Generated games: {_cell(info.generated.headline())}.", ""]
+        lines += [f"- {_cell(d.line())}" for d in info.generated.disagreements[:20]]
+        lines += [""] if info.generated.disagreements else []
     rows = []
     for outcome in outcomes:
         match outcome:

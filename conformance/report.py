@@ -11,6 +11,7 @@ from typing import Any
 from cardid_conformance import escape
 from cardid_conformance.cases import Case
 from cardid_conformance.compare import Difference
+from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,
@@ -77,6 +78,8 @@ class Verdict:
     #: Cases the run stopped before (an implementation that fails at start-up): it shows
     #: nothing about them.
     not_run: int = 0
+    #: (games played, disagreements) when the run added generated games (--generated).
+    generated: tuple[int, int] | None = None
 
     def text(self, spec_version: str) -> str:
         """The verdict as one sentence, the same in every report."""
@@ -101,6 +104,8 @@ class Verdict:
                 reasons.append("the run was interrupted before every selected case ran")
             if self.not_run:
                 reasons.append(f"{self.not_run} case(s) not run: the run stopped early")
+            if self.generated is not None and self.generated[1]:
+                reasons.append(f"{self.generated[1]} of {self.generated[0]} generated games disagree")
             if self.case_bugs:
                 reasons.append(f"the corpus has {self.case_bugs} case bug(s)")
             head = f"NOT CONFORMING {against}: " + "; ".join(reasons)
@@ -118,6 +123,8 @@ class Verdict:
             notes.append(f"cases from {self.cases_from}, not the suite's corpus")
         if self.resumed is not None:
             notes.append(f"{self.resumed[0]} result(s) resumed from {self.resumed[1]}, not run again")
+        if self.generated is not None and not self.generated[1]:
+            notes.append(f"and {self.generated[0]} generated games, all agreeing")
         if self.accepted and not self.conforming:
             notes.append("accepted: every MUST failure is a listed known failure")
         if self.known_failure_problems:
@@ -168,6 +175,8 @@ class RunInfo:
     resumed_from: str | None = None
     #: The source format the run was declared for (--source), if any.
     source: str | None = None
+    #: The generated games the run added (--generated), and what they found.
+    generated: Campaign | None = None
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -181,6 +190,7 @@ def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: Ru
         cases_from=None if info.suite_corpus else info.cases_dir,
         resumed=(info.resumed, info.resumed_from) if info.resumed and info.resumed_from else None,
         source=info.source,
+        generated=None if info.generated is None else (len(info.generated.seeds), len(info.generated.disagreements)),
     )
 
 
@@ -203,8 +213,10 @@ def verdict(
     cases_from: str | None = None,
     resumed: tuple[int, str] | None = None,
     source: str | None = None,
+    generated: tuple[int, int] | None = None,
 ) -> Verdict:
-    """Compute the verdict of a run's outcomes (`cases` gives each case's role)."""
+    """Compute the verdict of a run's outcomes (`cases` gives each case's role); `generated`:
+    the generated games played and the disagreements among them, each a MUST failure."""
     must = known_must = should = judged = skipped = bugs = not_applicable = not_run = 0
     judged_roles: set[str] = set()
     run_roles: set[str] = set()
@@ -243,10 +255,11 @@ def verdict(
     selected = len(outcomes) - bugs
     partial = corpus_size is not None and selected < corpus_size
     complete = not interrupted and not_run == 0
-    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0 and complete
+    agreed = generated is None or generated[1] == 0
+    conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0 and complete and agreed
     return Verdict(
         conforming=conforming,
-        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems and complete,
+        accepted=must == 0 and bugs == 0 and judged > 0 and not known_failure_problems and complete and agreed,
         must_failures=must,
         known_must_failures=known_must,
         should_failures=should,
@@ -264,6 +277,7 @@ def verdict(
         source=source,
         not_applicable=not_applicable,
         not_run=not_run,
+        generated=generated,
     )
 
 
@@ -337,6 +351,7 @@ def to_json(
             "known_failure_problems": list(info.known_failure_problems),
         },
         "results": result_list,
+        **({"generated": info.generated.to_json()} if info.generated is not None else {}),
     }
 
 

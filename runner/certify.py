@@ -105,6 +105,7 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     options.add_known_failures(certify)
     options.add_jobs(certify)
     certify.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
+    options.add_generated(certify)
     certify.set_defaults(handler=run_certify)
 
     verify = commands.add_parser(
@@ -164,6 +165,7 @@ def run_certify(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         known_failures=known,
         source=args.source,
+        generated=args.generated,
     )
     with SIGNALS:  # from the first case to the last file written
         progress = Progress(len(the_run.selected()))

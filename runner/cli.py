@@ -172,6 +172,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", type=options.input_file, metavar="PATH",
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
+    options.add_generated(run)
 
     listing = options.add_command(
         commands,
@@ -387,6 +388,7 @@ def _perform(
         ),
         source=args.source,
         timing=timing,
+        generated=args.generated,
     )
     if args.resume:
         earlier = resume(args.resume, the_run.command, spec, the_run.selected())

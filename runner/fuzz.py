@@ -15,8 +15,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from cardid_conformance.cases import Case
 from cardid_conformance.compare import compare_writer
 from cardid_conformance.errors import UsageError
 from cardid_conformance.generate import Generated, coverage, game_of
+from cardid_conformance.generate.campaign import Campaign, Disagreement
 from cardid_conformance.spec import Spec, load_spec
 from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
@@ -56,26 +56,6 @@ exit status: 0 no disagreement, 1 some, 2 usage error
 """
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Disagreement:
-    """One generated game the implementation got wrong: how, and the rule it names."""
-
-    game: Generated
-    kind: str
-    rule: str
-    what: str
-
-    def line(self) -> str:
-        return f"seed {self.game.seed}: {self.kind} [{self.rule}] {self.what}"
-
-
-def games(text: str) -> int:
-    """A count of games: a whole number from 1."""
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"takes a whole number from 1, not {text!r}")
-    return int(text)
-
-
 def shard(text: str) -> tuple[int, int]:
     """`K/M`: the K-th of M slices of the seeds."""
     try:
@@ -104,7 +84,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         epilog=_EPILOG,
     )
     options.add_implementation(parser, isolate=None)
-    parser.add_argument("--games", type=games, default=100, metavar="N", help="how many games (default 100)")
+    parser.add_argument("--games", type=options.games, default=100, metavar="N", help="how many games (default 100)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="the first game's seed (default 0)")
     parser.add_argument("--shard", type=shard, default=(1, 1), metavar="K/M",
                         help="play only the K-th of M slices of the seeds, for a campaign split across machines")
@@ -174,7 +154,7 @@ def judge(game: Generated, answer: Answer, spec: Spec) -> Disagreement | None:
     reference = expected(game)
 
     def disagree(kind: str, rule: str, what: str) -> Disagreement:
-        return Disagreement(game=game, kind=kind, rule=rule, what=what)
+        return Disagreement(seed=game.seed, kind=kind, rule=rule, what=what, config=game.config.describe())
 
     match answer:
         case Unsupported():
@@ -223,13 +203,18 @@ def same_table(result: dict[str, Any], reference: dict[str, Any]) -> bool:
     return len(table) == len(result["card_table"]) and table == {e["id"]: e for e in reference["card_table"]}
 
 
-def campaign(chosen: list[int], session: Session, spec: Spec) -> Iterator[Disagreement]:
-    """Each game of `chosen` asked and judged, disagreements as they come."""
+def campaign(chosen: list[int], session: Session, spec: Spec,
+             found: Callable[[Disagreement], None] | None = None) -> Campaign:
+    """Each game of `chosen` asked and judged; `found` is told each disagreement as it comes."""
+    disagreements = []
     for seed in chosen:
         game = game_of(seed)
         disagreement = judge(game, session.ask(game.request), spec)
         if disagreement is not None:
-            yield disagreement
+            disagreements.append(disagreement)
+            if found is not None:
+                found(disagreement)
+    return Campaign(seeds=tuple(chosen), disagreements=tuple(disagreements))
 
 
 def main(args: argparse.Namespace) -> int:
@@ -247,14 +232,12 @@ def main(args: argparse.Namespace) -> int:
     argv = execute.implementation_argv(args.impl)
     opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier)
     session = Session(opts)
-    found: list[Disagreement] = []
     try:
-        for disagreement in campaign(chosen, session, spec):
-            found.append(disagreement)
-            say(f"{disagreement.line()} ({disagreement.game.config.describe()})")
+        result = campaign(chosen, session, spec, lambda d: say(d.line()))
     finally:
         name = session.name
         session.close()
+    found = result.disagreements
     kinds = [kind for kind in ("UNSOUND", "KEPT", "ENDED", "MISSING", "ACCEPTED", "DIFFERS", "ERRORED")
              if any(d.kind == kind for d in found)]
     counted = ", ".join(f"{sum(1 for d in found if d.kind == kind)} {kind.lower()}" for kind in kinds)
@@ -262,11 +245,14 @@ def main(args: argparse.Namespace) -> int:
     if args.out is not None and found:
         write_cases(args.out, found, args, opts, spec)
     if found:
-        replay = ["cardid", "fuzz", *(["--impl", args.impl] if args.impl else []),
-                  "--seed", str(found[0].game.seed), "--games", "1"]
-        say(f"replay the first: {shlex.join(replay)}")
+        say(f"replay the first: {replay(args.impl, found[0].seed)}")
         return Exit.FAILED
     return Exit.OK
+
+
+def replay(impl: str | None, seed: int) -> str:
+    """The command that plays one game again."""
+    return shlex.join(["cardid", "fuzz", *(["--impl", impl] if impl else []), "--seed", str(seed), "--games", "1"])
 
 
 #: The writer mutants no generated game can find, and why (docs/generated-games.md says the same).
@@ -305,7 +291,7 @@ def mutants_found(chosen: list[int], spec: Spec) -> int:
             if first is not None:
                 break
         if first is not None:
-            emit(f"{name:<42} seed {first.game.seed:<6} {first.kind} [{first.rule}]")
+            emit(f"{name:<42} seed {first.seed:<6} {first.kind} [{first.rule}]")
         else:
             reason = NOT_GENERATED.get(name)
             emit(f"{name:<42} not found" + (f": {reason}" if reason else ", and no reason is given"))
@@ -316,7 +302,7 @@ def mutants_found(chosen: list[int], spec: Spec) -> int:
     return Exit.FAILED if missed else Exit.OK
 
 
-def write_cases(folder: Path, found: list[Disagreement], args: argparse.Namespace, opts: execute.Options,
+def write_cases(folder: Path, found: tuple[Disagreement, ...], args: argparse.Namespace, opts: execute.Options,
                 spec: Spec) -> None:
     """One case per kind and rule of disagreement, the first game of each, shrunk."""
     firsts: dict[tuple[str, str], Disagreement] = {}
@@ -324,7 +310,7 @@ def write_cases(folder: Path, found: list[Disagreement], args: argparse.Namespac
         firsts.setdefault((disagreement.kind, disagreement.rule), disagreement)
     impl = args.impl or "cardid reference"
     for disagreement in firsts.values():
-        game = disagreement.game
+        game = game_of(disagreement.seed)  # the same seed, the same game
         path = folder / f"fuzz-{game.seed}.yaml"
         data = case_data(game, expected(game), spec, disagreement.rule)
         kept = f"the whole game, {len(game.truth)} observations"
@@ -339,7 +325,7 @@ def write_cases(folder: Path, found: list[Disagreement], args: argparse.Namespac
                 say(f"seed {game.seed}: not shrunk: {exc}")
         comments = [
             f"Fails: {impl}, {disagreement.kind} [{disagreement.rule}] in generated game {game.seed} "
-            f"({game.config.describe()}): {disagreement.what}. Written by `cardid fuzz`, keeping {kept}.",
+            f"({disagreement.config}): {disagreement.what}. Written by `cardid fuzz`, keeping {kept}.",
             *draft.review_comment("the bundled reference", "cardid fuzz"),
         ]
         draft.write(path, data, comments, what="the generated case")

@@ -234,6 +234,19 @@ def add_implementation(
     add_timeout_multiplier(parser)
 
 
+def games(text: str) -> int:
+    """A count of games: a whole number from 1."""
+    if not text.isdigit() or int(text) < 1:
+        raise _refuse(f"takes a whole number from 1, not {text!r}")
+    return int(text)
+
+
+def add_generated(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--generated", type=games, default=0, metavar="N",
+                        help="after the corpus, play N generated games whose truth is known (seeds 0 to N-1, "
+                        "as cardid fuzz plays them), reported apart: a disagreement fails the run")
+
+
 def add_jobs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", "--jobs", type=jobs, default="1", metavar="N",
                         help=f"parallel workers (1 to {MAX_JOBS}), or 'auto'")

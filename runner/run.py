@@ -18,6 +18,7 @@ from cardid_conformance import report, suite
 from cardid_conformance.answer import Answer
 from cardid_conformance.cases import Case, Corpus
 from cardid_conformance.errors import UsageError
+from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.junit import to_junit
 from cardid_conformance.known import KnownFailures, apply_known_failures
 from cardid_conformance.markdown import to_markdown
@@ -68,6 +69,8 @@ class Run:
     source: str | None = None
     #: The waits of process handling (runner/process/timing.py), scaled with the multiplier.
     timing: Timing = DEFAULT
+    #: Generated games to play after the corpus (--generated): seeds 0 to N - 1.
+    generated: int = 0
 
     @property
     def argv(self) -> tuple[str, ...]:
@@ -187,6 +190,9 @@ def perform(
                                   launcher=launcher)
     fresh.update((outcome.case_id, outcome) for outcome in execution.outcomes)
     done = [run.resumed.get(case.id) or fresh.get(case.id) for case in selected]
+    campaign = None
+    if run.generated and not execution.interrupted and execution.startup_failure is None:
+        campaign = play_generated(run, launcher)
     return conclude(
         run,
         [outcome for outcome in done if outcome is not None],
@@ -197,7 +203,21 @@ def perform(
         answers=execution.answers,
         fallback_reason=execution.fallback_reason,
         startup_failure=execution.startup_failure,
+        generated=campaign,
     )
+
+
+def play_generated(run: Run, launcher: Launcher | None) -> Campaign:
+    """The run's generated games (`cardid fuzz`'s campaign), asked of the implementation in a
+    session of their own, after the corpus."""
+    from cardid_runner import fuzz
+    from cardid_runner.session import Session
+
+    session = Session(run.options(), launcher)
+    try:
+        return fuzz.campaign(list(range(run.generated)), session, run.spec)
+    finally:
+        session.close()
 
 
 def conclude(
@@ -212,6 +232,7 @@ def conclude(
     fallback_reason: str | None = None,
     today: datetime.date | None = None,
     startup_failure: execute.StartupFailure | None = None,
+    generated: Campaign | None = None,
 ) -> Result:
     """The outcomes of the selected cases made a Result: case bugs added, known failures
     applied, the verdict taken and every output written (one that cannot be written stops
@@ -238,6 +259,7 @@ def conclude(
         source=run.source,
         resumed=sum(1 for outcome in outcomes if outcome.case_id in run.resumed),
         resumed_from=None if run.resumed_from is None else str(run.resumed_from),
+        generated=generated,
         cases_sha256=suite.cases_sha256(
             (o.case_id, cases_by_id[o.case_id].digest()) for o in outcomes if o.case_id in cases_by_id
         ),

@@ -191,3 +191,29 @@ def test_every_mutant_not_generated_exists_and_docs_give_the_same_reasons() -> N
     for name in fuzz.NOT_GENERATED:
         assert name in MUTANTS
         assert f"`{name}`" in docs
+
+
+def test_run_adds_generated_games_reported_apart(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`cardid run --generated N` plays N games after the corpus; they appear apart in the
+    console and in the JSON report, which validates, and the verdict says they all agree."""
+    out = tmp_path / "report.json"
+    assert main(["run", "--rule", "LIB-2", "--generated", "30", "--report-json", str(out)]) == Exit.OK
+    console = capsys.readouterr().out
+    assert "generated: 30 generated games (seeds 0-29), 0 disagreement(s)" in console
+    assert "and 30 generated games, all agreeing)" in console
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["generated"] == {"games": 30, "seeds": [0, 29], "disagreements": []}
+    assert schemas.first_problem("report", data) is None
+
+
+def test_a_generated_disagreement_fails_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "report.json"
+    code = main(["run", "--impl", mutant("keep-through-shuffle"), "--rule", "ID-3", "--generated", "40",
+                 "--report-json", str(out)])
+    assert code == Exit.FAILED  # the corpus selection passes: the generated games fail it
+    console = capsys.readouterr().out
+    assert "generated games disagree" in console and "replay the first: cardid fuzz --impl" in console
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["generated"]["disagreements"] and not data["verdict"]["accepted"]
+    assert data["summary"]["failed"] == 0
+    assert schemas.first_problem("report", data) is None
