@@ -8,25 +8,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from typing import Any
 
+from cardid_reference.cards import CardFacts, Description, Identity, Printing, normalize_name
 from cardid_reference.errors import RequestError
+from cardid_reference.library import End, Library, Position
 from cardid_reference.reader import CardTableReader, Cursor
-from cardid_reference.writer import (
-    CardFacts,
-    Description,
-    End,
-    Entry,
-    Identity,
-    Kind,
-    Library,
-    Observation,
-    Position,
-    Printing,
-    Writer,
-    is_library,
-    normalize_name,
-    zone_kind,
-    zone_player,
-)
+from cardid_reference.request import Observation, is_library, zone_kind, zone_player
+from cardid_reference.writer import Entry, Kind, Writer
 
 #: Mutant name -> the writer or reader class that breaks one behaviour.
 MUTANTS: dict[str, type[Writer | CardTableReader]] = {}

@@ -3,7 +3,9 @@ way a careful implementer of 1.1.0, or a hurried one of 1.2.0, plausibly would."
 
 from __future__ import annotations
 
-from cardid_reference.writer import End, Library, Observation, Position, Writer
+from cardid_reference.library import End, Library, Position
+from cardid_reference.request import Observation
+from cardid_reference.writer import Writer
 
 from . import _LibrariesOf, _ObservationsOf, mutant
 

@@ -6,16 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from cardid_reference.writer import (
-    CardFacts,
-    Description,
-    Entry,
-    Identity,
-    Observation,
-    Printing,
-    Writer,
-    is_library,
-)
+from cardid_reference.cards import CardFacts, Description, Identity, Printing
+from cardid_reference.request import Observation, is_library
+from cardid_reference.writer import Entry, Writer
 
 from . import mutant
 

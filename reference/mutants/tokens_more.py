@@ -9,15 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from cardid_reference.writer import (
-    Entry,
-    Kind,
-    Observation,
-    Writer,
-    is_library,
-    zone_kind,
-    zone_player,
-)
+from cardid_reference.request import Observation, is_library, zone_kind, zone_player
+from cardid_reference.writer import Entry, Kind, Writer
 
 from . import mutant
 

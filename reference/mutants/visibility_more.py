@@ -5,15 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from cardid_reference.writer import (
-    SHARED_ZONES,
-    Entry,
-    Kind,
-    Observation,
-    Writer,
-    zone_kind,
-    zone_player,
-)
+from cardid_reference.request import SHARED_ZONES, Observation, zone_kind, zone_player
+from cardid_reference.writer import Entry, Kind, Writer
 
 from . import mutant
 
