@@ -8,7 +8,7 @@ segments, never by its size. A 100,000-observation game stays linear.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -19,8 +19,8 @@ from .request import Observation, as_integer, is_library, zone_kind, zone_player
 
 Kind = Literal["card", "token", "copy"]
 KINDS: dict[str, Kind] = {"card": "card", "token": "token", "copy": "copy"}
-#: Observation types that may leave out `object`: the source showed no handle (LIB-8, TOK-6).
-UNSEEN_TYPES = frozenset({"move", "create_token"})
+#: How an observation type is applied: its instance ID, or None (Writer.handlers).
+Handler = Callable[[Observation], str | None]
 #: The zones a copy can exist in (CR 704.5e); a copy put anywhere else ceases to exist (E9).
 COPY_ZONES = frozenset({"stack", "battlefield"})
 
@@ -121,10 +121,14 @@ class Writer:
 
     def run(self) -> dict[str, Any]:
         """Assign one instance ID (or null) per observation and return the writer result."""
+        handlers, unseen_handlers = self.handlers(), self.unseen_handlers()
         assignments: list[str | None] = []
         for obs in self.observations:
-            handler = getattr(self, self.handler_name(obs), None)
-            if handler is None:
+            if obs.type in unseen_handlers and "object" not in obs.data:
+                handler = unseen_handlers[obs.type]
+            elif obs.type in handlers:
+                handler = handlers[obs.type]
+            else:
                 raise RequestError(f"observation {obs.index}: unknown type {obs.type!r}")
             if self.melded:
                 self.check_not_melded(obs)
@@ -136,13 +140,40 @@ class Writer:
         table = [entry.to_json() for entry in self.entries.values() if entry.id in used]
         return {"card_table": table, "assignments": assignments}
 
-    @staticmethod
-    def handler_name(obs: Observation) -> str:
-        """`on_TYPE`, or `on_unseen_TYPE` for a move or token creation that shows no handle
-        (LIB-8, TOK-6): those refer to no object, and are assigned no ID (ID-1)."""
-        if obs.type in UNSEEN_TYPES and "object" not in obs.data:
-            return f"on_unseen_{obs.type}"
-        return f"on_{obs.type}"
+    def handlers(self) -> dict[str, Handler]:
+        """Every observation type (observations.md, "Observation types") and the method that
+        applies it: each returns the observation's instance ID, or None when the observation
+        refers to no object (ID-1)."""
+        return {
+            "game_start": self.on_game_start,
+            "restart": self.on_restart,
+            "mulligan": self.on_mulligan,
+            "shuffle": self.on_shuffle,
+            "library_size": self.on_library_size,
+            "reorder": self.on_reorder,
+            "move": self.on_move,
+            "reveal": self.on_reveal,
+            "mention": self.on_mention,
+            "control_change": self.on_control_change,
+            "turn_face_up": self.on_turn_face_up,
+            "transform": self.on_transform,
+            "become_copy": self.on_become_copy,
+            "meld": self.on_meld,
+            "create_token": self.on_create_token,
+            "create_copy": self.on_create_copy,
+            "vanish": self.on_vanish,
+            # Not types of observations.md: the dispatch by method name this table replaced
+            # answered them as the unseen observations they name, and the table keeps that
+            # answer until it is decided otherwise.
+            "unseen_move": self.on_unseen_move,
+            "unseen_create_token": self.on_unseen_create_token,
+        }
+
+    def unseen_handlers(self) -> dict[str, Handler]:
+        """The types whose observation may leave out `object` because the source showed no
+        handle (LIB-8, TOK-6), and the method that applies such an observation: it refers to no
+        object, and is assigned no ID (ID-1)."""
+        return {"move": self.on_unseen_move, "create_token": self.on_unseen_create_token}
 
     # ----------------------------------------------------------------- observation types
 
