@@ -1,13 +1,16 @@
-"""Cards as a request describes them (observations.md, "Card descriptions" and "The card
-database section"): printings, the database section's entries, a description as the source gave
-it, and what a description tells about a card (an Identity). Names are compared in one form
-(NAME-6, `normalize_name`).
+"""Card lookup: cards as a request describes them, and the card database section that names
+them (observations.md, "Card descriptions" and "The card database section").
+
+A description as the source gave it is resolved through the database section by the steps of
+NAME-7 (`CardDatabase.identify`) into what it tells about a card (an Identity): the Oracle name
+(NAME-1 to NAME-4) or, matching no card, the name as shown, every name in one form (NAME-6), and
+the printing shown (PRINT-1, PRINT-3). Which card-table entry it binds to is the writer's.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -113,3 +116,84 @@ class Identity:
     name: str | None
     printing: Printing | None
     source_ids: tuple[str, ...]
+
+
+def read_cards(data: list[Any]) -> tuple[CardFacts, ...]:
+    """The request's card database section, each entry checked."""
+    return tuple(CardFacts.from_json(card, f"cards[{i}]") for i, card in enumerate(data))
+
+
+class CardDatabase:
+    """The request's card database section, indexed the way `identify` looks it up: one dict
+    per step of NAME-7. Within a step the first card listed wins a key (two cards sharing one is
+    a broken case, which `cardid lint` reports)."""
+
+    def __init__(self, cards: Iterable[CardFacts]) -> None:
+        self.cards = tuple(cards)
+        #: source ID -> the card and its printing (a source ID under two printings is a broken
+        #: case, NAME-7: the first listed wins, as for every key)
+        self.by_source_id: dict[str, tuple[CardFacts, Printing | None]] = {}
+        self.by_printing: dict[tuple[str, str], CardFacts] = {}
+        by_oracle: dict[str, CardFacts] = {}
+        by_face: dict[str, CardFacts] = {}
+        by_alias: dict[str, CardFacts] = {}
+        for card in self.cards:
+            for known in card.printings:
+                for source_id in known.source_ids:
+                    self.by_source_id.setdefault(source_id, (card, known.printing))
+                self.by_printing.setdefault(self.printing_key(known.printing), card)
+            by_oracle.setdefault(normalize_name(card.name), card)
+            for face in card.faces:
+                by_face.setdefault(normalize_name(face), card)
+            for alias in card.aliases:
+                by_alias.setdefault(normalize_name(alias), card)
+        #: The name steps of NAME-7 in order: Oracle names, then faces, then aliases.
+        self.by_name: tuple[dict[str, CardFacts], ...] = (by_oracle, by_face, by_alias)
+
+    def resolve(self, description: Description) -> Identity:
+        """Map a description through the card database section (observations.md)."""
+        card, mapped = self.identify(description)
+        if card is not None:
+            name: str | None = self.oracle_name(card)
+        else:  # no card matched: the name as shown, which is how token names arrive
+            name = None if description.name is None else self.shown_name(description.name)
+        return Identity(
+            name=name,
+            printing=self.recorded_printing(description, card, mapped),
+            source_ids=() if description.source_id is None else (description.source_id,),
+        )
+
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        """The card a description names, by the first step of NAME-7 that matches, and the
+        printing its source ID maps to, if any."""
+        if description.source_id is not None and description.source_id in self.by_source_id:
+            return self.by_source_id[description.source_id]
+        if description.printing is not None:
+            card = self.by_printing.get(self.printing_key(description.printing))
+            if card is not None:
+                return card, None
+        if description.name is not None:
+            shown = self.shown_name(description.name)
+            for step in self.by_name:
+                card = step.get(shown)
+                if card is not None:
+                    return card, None
+        return None, None
+
+    def printing_key(self, printing: Printing) -> tuple[str, str]:
+        """How the database section's printings are looked up: set codes without case (R10)."""
+        return printing.key()
+
+    def shown_name(self, name: str) -> str:
+        """A name as the source showed it, in the form names are compared and recorded (NAME-6)."""
+        return normalize_name(name)
+
+    def oracle_name(self, card: CardFacts) -> str:
+        """The card-table name of a database card (NAME-1, NAME-2, NAME-4)."""
+        return normalize_name(card.name)
+
+    def recorded_printing(
+        self, description: Description, card: CardFacts | None, mapped: Printing | None
+    ) -> Printing | None:
+        """The printing the source showed, directly or through a source ID (PRINT-1, PRINT-3)."""
+        return description.printing if description.printing is not None else mapped

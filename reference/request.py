@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from .cards import Description
 from .errors import RequestError
@@ -55,6 +55,14 @@ class Observation:
 
     index: int
     data: Mapping[str, Any]
+
+    @classmethod
+    def read(cls, index: int, data: Any) -> Self:
+        """Observation `index` of the request, which must be an object with a string `type`."""
+        # `dict` first: the ABC check costs more than the rest of this, once per observation.
+        if not isinstance(data, dict | Mapping) or not isinstance(data.get("type"), str):
+            raise RequestError(f"observation {index} is not an object with a `type`")
+        return cls(index=index, data=data)
 
     @property
     def type(self) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from .cards import CardFacts, Description, Identity, Printing, normalize_name
+from .cards import CardDatabase, Description, Identity, Printing, read_cards
 from .errors import RequestError
 from .library import End, Library, Position
 from .request import Observation, as_integer, is_library, zone_kind, zone_player
@@ -56,6 +56,12 @@ class Entry:
 class Writer:
     """The game state of one writer request, advanced one observation at a time."""
 
+    #: The classes of the writer's parts: how a library keeps positions, how an observation's
+    #: fields are read, how a description is looked up.
+    LIBRARY: type[Library] = Library
+    OBSERVATION: type[Observation] = Observation
+    DATABASE: type[CardDatabase] = CardDatabase
+
     def __init__(self, request: Mapping[str, Any]) -> None:
         if not isinstance(request, Mapping):
             raise RequestError("a writer request is a JSON object")
@@ -69,12 +75,9 @@ class Writer:
             raise RequestError("`cards` and `observations` must be arrays")
         self.perspective: str = request["perspective"]
         self.hidden_tracking: bool = source["hidden_tracking"]
-        self.cards = tuple(
-            CardFacts.from_json(c, f"cards[{i}]") for i, c in enumerate(request["cards"])
-        )
-        self.index_cards()
+        self.database = self.DATABASE(read_cards(request["cards"]))
         self.observations = tuple(
-            self._observation(i, o) for i, o in enumerate(request["observations"])
+            self.OBSERVATION.read(i, o) for i, o in enumerate(request["observations"])
         )
         self.entries: dict[str, Entry] = {}
         self.zone_of: dict[str, str] = {}  # live instance -> zone; ended IDs are absent
@@ -87,37 +90,6 @@ class Writer:
         self.melded: set[str] = set()  # melded permanents' handles, unusable until a new game
         self.face_down: set[str] = set()  # live instances face down where they are
         self.next_number = 1
-
-    def index_cards(self) -> None:
-        """Index the database section the way `identify` looks it up, one dict per step of
-        NAME-7. Within a step the first card listed wins a key (two cards sharing one is a
-        broken case, which `cardid lint` reports)."""
-        #: source ID -> the card and its printing (a source ID under two printings is a broken
-        #: case, NAME-7: the first listed wins, as for every key)
-        self.by_source_id: dict[str, tuple[CardFacts, Printing | None]] = {}
-        self.by_printing: dict[tuple[str, str], CardFacts] = {}
-        by_oracle: dict[str, CardFacts] = {}
-        by_face: dict[str, CardFacts] = {}
-        by_alias: dict[str, CardFacts] = {}
-        for card in self.cards:
-            for known in card.printings:
-                for source_id in known.source_ids:
-                    self.by_source_id.setdefault(source_id, (card, known.printing))
-                self.by_printing.setdefault(self.printing_key(known.printing), card)
-            by_oracle.setdefault(normalize_name(card.name), card)
-            for face in card.faces:
-                by_face.setdefault(normalize_name(face), card)
-            for alias in card.aliases:
-                by_alias.setdefault(normalize_name(alias), card)
-        #: The name steps of NAME-7 in order: Oracle names, then faces, then aliases.
-        self.by_name: tuple[dict[str, CardFacts], ...] = (by_oracle, by_face, by_alias)
-
-    @staticmethod
-    def _observation(index: int, data: Any) -> Observation:
-        # `dict` first: the ABC check costs more than the rest of this, once per observation.
-        if not isinstance(data, dict | Mapping) or not isinstance(data.get("type"), str):
-            raise RequestError(f"observation {index} is not an object with a `type`")
-        return Observation(index=index, data=data)
 
     def run(self) -> dict[str, Any]:
         """Assign one instance ID (or null) per observation and return the writer result."""
@@ -607,7 +579,9 @@ class Writer:
         description = obs.description("card")
         # TOK-5: the name the copy's own description resolves to (by its name, source ID or
         # printing), else the original's.
-        if inherited is not None and (description is None or self.resolve(description).name is None):
+        if inherited is not None and (
+            description is None or self.database.resolve(description).name is None
+        ):
             named = Identity(name=inherited, printing=None, source_ids=())
             self.entries[iid] = self.bind(self.entries[iid], named, obs.index)
         self.describe(iid, description, obs.index)
@@ -726,14 +700,15 @@ class Writer:
         return zone
 
     def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, Library())
+        return self.libraries.setdefault(zone, self.LIBRARY())
 
     # ----------------------------------------------------------------- names and printings
 
     def describe(self, iid: str, description: Description | None, index: int) -> None:
         """Bind what a description shows to the instance (VIS-1, VIS-2)."""
         if description is not None:
-            self.entries[iid] = self.bind(self.entries[iid], self.resolve(description), index)
+            identity = self.database.resolve(description)
+            self.entries[iid] = self.bind(self.entries[iid], identity, index)
 
     def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
         """The name is bound once; a printing is bound once, whenever it is first shown; source
@@ -760,54 +735,6 @@ class Writer:
     def revealed_at(self, entry: Entry, index: int) -> int:
         """The observation that first bound a description to the card (VIS-2)."""
         return index
-
-    def resolve(self, description: Description) -> Identity:
-        """Map a description through the card database section (observations.md)."""
-        card, mapped = self.identify(description)
-        if card is not None:
-            name: str | None = self.oracle_name(card)
-        else:  # no card matched: the name as shown, which is how token names arrive
-            name = None if description.name is None else self.shown_name(description.name)
-        return Identity(
-            name=name,
-            printing=self.recorded_printing(description, card, mapped),
-            source_ids=() if description.source_id is None else (description.source_id,),
-        )
-
-    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
-        """The card a description names, by the first step of NAME-7 that matches, and the
-        printing its source ID maps to, if any."""
-        if description.source_id is not None and description.source_id in self.by_source_id:
-            return self.by_source_id[description.source_id]
-        if description.printing is not None:
-            card = self.by_printing.get(self.printing_key(description.printing))
-            if card is not None:
-                return card, None
-        if description.name is not None:
-            shown = self.shown_name(description.name)
-            for step in self.by_name:
-                card = step.get(shown)
-                if card is not None:
-                    return card, None
-        return None, None
-
-    def printing_key(self, printing: Printing) -> tuple[str, str]:
-        """How the database section's printings are looked up: set codes without case (R10)."""
-        return printing.key()
-
-    def shown_name(self, name: str) -> str:
-        """A name as the source showed it, in the form names are compared and recorded (NAME-6)."""
-        return normalize_name(name)
-
-    def oracle_name(self, card: CardFacts) -> str:
-        """The card-table name of a database card (NAME-1, NAME-2, NAME-4)."""
-        return normalize_name(card.name)
-
-    def recorded_printing(
-        self, description: Description, card: CardFacts | None, mapped: Printing | None
-    ) -> Printing | None:
-        """The printing the source showed, directly or through a source ID (PRINT-1, PRINT-3)."""
-        return description.printing if description.printing is not None else mapped
 
 
 def write(request: Mapping[str, Any]) -> dict[str, Any]:

@@ -191,7 +191,7 @@ class NamesByHandleInHindsight(Writer):
         named: dict[str, str] = {}
         for obs in self.observations:
             description = obs.description("card")
-            name = None if description is None else self.resolve(description).name
+            name = None if description is None else self.database.resolve(description).name
             for key in ("object", "new_object"):
                 handle = obs.get(key)
                 if name is not None and isinstance(handle, str):

@@ -188,7 +188,7 @@ class UnlistedDescriptionBindsNothing(Writer):
 
     def describe(self, iid: str, description: Description | None, index: int) -> None:
         if description is not None and self.entries[iid].name is not None:
-            card, _ = self.identify(description)
+            card, _ = self.database.identify(description)
             if card is None and description.name is None:
                 return
         super().describe(iid, description, index)
