@@ -18,6 +18,21 @@ SHARED_ZONES = frozenset({"battlefield", "stack", "exile", "command"})
 _PLAYER_ZONE = re.compile(r"(library|hand|graveyard):([A-Za-z0-9_.-]+)")
 
 
+def check_request(request: Any) -> None:
+    """A writer request is an object with every section: `source.hidden_tracking` true or
+    false, `cards` and `observations` arrays (each entry is checked as it is read)."""
+    if not isinstance(request, Mapping):
+        raise RequestError("a writer request is a JSON object")
+    for key in ("perspective", "players", "source", "cards", "observations"):
+        if key not in request:
+            raise RequestError(f"the writer request lacks `{key}`")
+    source = request["source"]
+    if not isinstance(source, Mapping) or not isinstance(source.get("hidden_tracking"), bool):
+        raise RequestError("`source.hidden_tracking` must be true or false")
+    if not isinstance(request["cards"], list) or not isinstance(request["observations"], list):
+        raise RequestError("`cards` and `observations` must be arrays")
+
+
 def zone_kind(zone: str) -> str:
     """`library`, `hand`, `graveyard`, or the shared zone's own name."""
     return zone.split(":", 1)[0]
@@ -92,6 +107,13 @@ class Observation:
             raise RequestError(f"observation {self.index}: `{key}` is not a zone: {zone!r}")
         return zone
 
+    def library_zone(self) -> str:
+        """The `zone` of a shuffle, a reorder or a library size, which must be a library."""
+        zone = self.zone("zone")
+        if not is_library(zone):
+            raise RequestError(f"observation {self.index}: {zone} is not a library")
+        return zone
+
     def handle(self, key: str = "object") -> str:
         value = self.need(key)
         if not isinstance(value, str) or not value:
@@ -126,6 +148,16 @@ class Observation:
         if number is not None and number != 0:
             return number
         raise RequestError(f"observation {self.index}: `{key}` is not a position: {value!r}")
+
+    def order(self, count: int) -> list[int]:
+        """A reorder's `order`, which must be a permutation of 1..count (REQ-5)."""
+        raw = self.need("order")
+        order = [as_integer(k) or 0 for k in raw] if isinstance(raw, list) else []
+        if sorted(order) != list(range(1, count + 1)):
+            raise RequestError(
+                f"{self.label()}: `order` {raw!r} is not a permutation of 1..{count} (REQ-5)"
+            )
+        return order
 
     def description(self, key: str) -> Description | None:
         data = self.data.get(key)

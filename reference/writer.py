@@ -1,5 +1,10 @@
 """The writer role: an instance ID per observation, and the card table (card-identity.md).
 
+The state machine: `Writer.run` applies a request's observations in order, each through the
+method its type names in `Writer.handlers`, to what P knows of the game (instances.py), and
+decides by the rules when an ID continues and when it ends (sections 2 to 5). The request's
+fields are read by request.py, libraries kept by library.py, descriptions looked up by cards.py.
+
 Performance: a request is answered in one pass over its observations, and every observation
 costs time independent of the game's length: instances are found through dicts (by handle, by
 zone), never by scanning the game so far, and library work is bounded by the library's known
@@ -8,88 +13,38 @@ segments, never by its size. A 100,000-observation game stays linear.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from .cards import CardDatabase, Description, Identity, Printing, read_cards
+from .cards import CardDatabase, Identity, read_cards
 from .errors import RequestError
-from .library import End, Library, Position
-from .request import Observation, as_integer, is_library, zone_kind, zone_player
+from .instances import Entry, Instances, Kind
+from .library import End, Library
+from .request import Observation, check_request, is_library, zone_kind, zone_player
 
-Kind = Literal["card", "token", "copy"]
-KINDS: dict[str, Kind] = {"card": "card", "token": "token", "copy": "copy"}
 #: How an observation type is applied: its instance ID, or None (Writer.handlers).
 Handler = Callable[[Observation], str | None]
 #: The zones a copy can exist in (CR 704.5e); a copy put anywhere else ceases to exist (E9).
 COPY_ZONES = frozenset({"stack", "battlefield"})
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Entry:
-    """One card-table entry as it stands so far."""
+class Writer(Instances):
+    """One writer request: its observations applied in order to the instances so far (the
+    state machine), each by the method `handlers` names for its type."""
 
-    id: str
-    owner: str
-    kind: Kind
-    first_seen: int
-    name: str | None = None
-    printing: Printing | None = None
-    source_ids: tuple[str, ...] = ()
-    revealed_at: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "printing": None if self.printing is None else self.printing.to_json(),
-            "source_ids": list(self.source_ids),
-            "owner": self.owner,
-            "kind": self.kind,
-            "revealed_at": self.revealed_at,
-        }
-
-
-# --------------------------------------------------------------------------- the writer
-
-
-class Writer:
-    """The game state of one writer request, advanced one observation at a time."""
-
-    #: The classes of the writer's parts: how a library keeps positions, how an observation's
-    #: fields are read, how a description is looked up.
-    LIBRARY: type[Library] = Library
+    #: The classes of the writer's parts (and Instances.LIBRARY): how an observation's fields
+    #: are read, how a description is looked up.
     OBSERVATION: type[Observation] = Observation
     DATABASE: type[CardDatabase] = CardDatabase
 
     def __init__(self, request: Mapping[str, Any]) -> None:
-        if not isinstance(request, Mapping):
-            raise RequestError("a writer request is a JSON object")
-        for key in ("perspective", "players", "source", "cards", "observations"):
-            if key not in request:
-                raise RequestError(f"the writer request lacks `{key}`")
-        source = request["source"]
-        if not isinstance(source, Mapping) or not isinstance(source.get("hidden_tracking"), bool):
-            raise RequestError("`source.hidden_tracking` must be true or false")
-        if not isinstance(request["cards"], list) or not isinstance(request["observations"], list):
-            raise RequestError("`cards` and `observations` must be arrays")
+        check_request(request)
         self.perspective: str = request["perspective"]
-        self.hidden_tracking: bool = source["hidden_tracking"]
-        self.database = self.DATABASE(read_cards(request["cards"]))
+        self.hidden_tracking: bool = request["source"]["hidden_tracking"]
+        super().__init__(self.DATABASE(read_cards(request["cards"])))
         self.observations = tuple(
             self.OBSERVATION.read(i, o) for i, o in enumerate(request["observations"])
         )
-        self.entries: dict[str, Entry] = {}
-        self.zone_of: dict[str, str] = {}  # live instance -> zone; ended IDs are absent
-        # zone -> its live instances (a dict as an ordered set): ending a whole library or hand
-        # must not scan every live instance of a long game, whose graveyards keep growing.
-        self.in_zone: dict[str, dict[str, None]] = {}
-        self.by_handle: dict[str, str] = {}  # source handle -> live instance, outside libraries
-        self.handle_of: dict[str, str] = {}
-        self.libraries: dict[str, Library] = {}
-        self.melded: set[str] = set()  # melded permanents' handles, unusable until a new game
-        self.face_down: set[str] = set()  # live instances face down where they are
-        self.next_number = 1
 
     def run(self) -> dict[str, Any]:
         """Assign one instance ID (or null) per observation and return the writer result."""
@@ -108,9 +63,7 @@ class Writer:
             if iid is None and "object" in obs.data:  # ID-1: an object always gets an ID
                 raise RequestError(f"observation {obs.index}: a {obs.type} carries no `object`")
             assignments.append(iid)
-        used = set(assignments)
-        table = [entry.to_json() for entry in self.entries.values() if entry.id in used]
-        return {"card_table": table, "assignments": assignments}
+        return {"card_table": self.card_table(set(assignments)), "assignments": assignments}
 
     def handlers(self) -> dict[str, Handler]:
         """Every observation type (observations.md, "Observation types") and the method that
@@ -174,11 +127,11 @@ class Writer:
 
     def on_shuffle(self, obs: Observation) -> None:
         """E1: every ID in the library ends (LIB-2); a known size stays known."""
-        self.end_library(self.library_zone(obs))
+        self.end_library(obs.library_zone())
 
     def on_library_size(self, obs: Observation) -> None:
         """The source showed the library's size: from now on its two ends are one (LIB-5)."""
-        zone = self.library_zone(obs)
+        zone = obs.library_zone()
         library, size = self.library(zone), obs.integer("size", 0)
         if library.size is not None and library.size != size:
             self.size_conflict(
@@ -203,7 +156,7 @@ class Writer:
         if end not in ("top", "bottom"):
             raise RequestError(f"observation {obs.index}: bad reorder end {end!r}")
         count = obs.integer("count", 1)
-        zone = self.library_zone(obs)
+        zone = obs.library_zone()
         library = self.library(zone)
         if not library.fits(count, putting=False):
             self.size_conflict(
@@ -213,18 +166,8 @@ class Writer:
         if "order" not in obs.data:
             self.end_ids(library.scramble(end, count))
             return
-        order = self.reorder_order(obs, count)
+        order = obs.order(count)
         self.end_ids(self.reordered(library, end, order))
-
-    def reorder_order(self, obs: Observation, count: int) -> list[int]:
-        """A reorder's `order`, which must be a permutation of 1..count (REQ-5)."""
-        raw = obs.need("order")
-        order = [as_integer(k) or 0 for k in raw] if isinstance(raw, list) else []
-        if sorted(order) != list(range(1, count + 1)):
-            raise RequestError(
-                f"{obs.label()}: `order` {raw!r} is not a permutation of 1..{count} (REQ-5)"
-            )
-        return order
 
     def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
         """Apply a known new order; return the IDs that end (none: LIB-6)."""
@@ -392,32 +335,6 @@ class Writer:
             self.unhandle(iid)
         return iid
 
-    def leave_library(self, obs: Observation, src: str) -> str | None:
-        """Positions decide in a library (LIB-1, LIB-4); an unknown one ends them all (E5)."""
-        position = obs.position("from_position")
-        library = self.library(src)
-        self.check_fits(obs, src, position, putting=False)
-        if position is None:
-            self.end_library(src)
-        else:
-            self.end_ids(library.lost_past_run(position))  # E13 (LIB-7)
-        return library.take(position)
-
-    def library_card_shown(self, obs: Observation, zone: str) -> str:
-        """A reveal in a library: the instance at that position, or a fresh one now held there."""
-        position = obs.position("position")
-        self.check_fits(obs, zone, position, putting=False)
-        library = self.library(zone)
-        iid = library.look(position)
-        if iid is None:
-            if position is not None:
-                self.end_ids(library.lost_past_run(position))  # E13 (LIB-7)
-            iid = self.new_card(obs, seen_in=zone, goes_to=None)
-            self.move_to(iid, zone)
-            if position is not None:
-                library.hold(iid, position)
-        return iid
-
     def shown_in_place(self, obs: Observation, zone: str) -> str:
         """A reveal or mention outside a library: the instance held there under that handle,
         else a fresh one introduced there (ID-10, ID-7)."""
@@ -428,83 +345,10 @@ class Writer:
             self.place(iid, zone, handle)
         return iid
 
-    def held(self, obs: Observation, handle: str, zone: str) -> str | None:
-        """The instance held under a handle in this zone, or None when the handle is not held.
-
-        A handle held in another zone is an inconsistent request (REQ-1).
-        """
-        iid = self.by_handle.get(handle)
-        if iid is not None and self.zone_of[iid] != zone:
-            raise RequestError(
-                f"{obs.label()}: handle {handle!r} is held in {self.zone_of[iid]}, "
-                f"not in {zone} (REQ-1)"
-            )
-        return iid
-
-    def not_held_elsewhere(self, obs: Observation, handle: str, library: str) -> None:
-        """Handles name nothing in a library, so one held live elsewhere is inconsistent (REQ-1)."""
-        self.held(obs, handle, library)  # no handle is ever held in a library
-
-    def tracked(self, obs: Observation) -> str:
-        """The live instance an in-place change refers to; such a change cannot introduce a card
-        (REQ-3)."""
-        handle = obs.handle()
-        iid = self.by_handle.get(handle)
-        if iid is None:
-            raise RequestError(
-                f"{obs.label()}: handle {handle!r} is not a card in view, and the observation "
-                "gives no zone to introduce it in (REQ-3)"
-            )
-        return iid
-
-    def original_instance(self, obs: Observation) -> str | None:
-        """The held instance a `create_copy` names as its `original`, if it names one (REQ-3)."""
-        if "original" not in obs.data:
-            return None
-        handle = obs.handle("original")
-        iid = self.by_handle.get(handle)
-        if iid is None:
-            raise RequestError(f"{obs.label()}: the original {handle!r} is not held (REQ-3)")
-        return iid
-
     def inherited_name(self, original: Entry) -> str | None:
         """The name a copy takes from its original when its own description shows none: the
         original's card-table name at that observation, if known (TOK-5)."""
         return original.name
-
-    def check_not_melded(self, obs: Observation) -> None:
-        """A melded permanent's handle names no object until the next game (REQ-4)."""
-        data = obs.data
-        named = [data[key] for key in ("object", "new_object", "original") if key in data]
-        for key in ("objects", "carried"):
-            if isinstance(data.get(key), list):
-                named += data[key]
-        for handle in named:
-            if isinstance(handle, str) and handle in self.melded:
-                raise RequestError(
-                    f"{obs.label()}: handle {handle!r} is a melded permanent's, which names no "
-                    "card; its cards move one by one (REQ-4)"
-                )
-
-    def check_handle_free(self, obs: Observation, handle: str, iid: str | None) -> None:
-        """A handle given to an object must not be another live object's (REQ-2)."""
-        other = self.by_handle.get(handle)
-        if other is not None and other != iid:
-            raise RequestError(
-                f"{obs.label()}: handle {handle!r} is still held by a live object in "
-                f"{self.zone_of[other]} (REQ-2)"
-            )
-
-    def check_fits(self, obs: Observation, zone: str, position: Position, *, putting: bool) -> None:
-        """A position the library's known size rules out is inconsistent (REQ-5)."""
-        library = self.library(zone)
-        if not library.fits(position, putting=putting):
-            where = "an unknown position" if position is None else f"position {position}"
-            self.size_conflict(obs, f"{where} does not fit {zone}, of known size {library.size}")
-
-    def size_conflict(self, obs: Observation, what: str) -> None:
-        """Positions or counts the known library size rules out: inconsistent (REQ-5)."""
-        raise RequestError(f"{obs.label()}: {what} (REQ-5)")
 
     # ----------------------------------------------------------------- placing instances
 
@@ -523,48 +367,6 @@ class Writer:
         if self.entries[iid].kind != "card":
             return  # TOK-4: it ceases to exist as it arrives, and takes no position
         self.put_card(dst, position, iid)
-
-    def put_card(self, dst: str, position: Position, iid: str | None) -> None:
-        """Put a card into a library (`iid` None: a card nobody can name, LIB-8). At an unknown
-        position every ID there ends, the card's own too (E4); without a known size, past one
-        more than the known run of its end, the other end's IDs end and so does the card's own
-        (E13, E14: it may have gone to the other end, LIB-7); else it is tracked there (LIB-1)."""
-        library = self.library(dst)
-        if position is None:
-            self.end_library(dst)
-        elif library.reaches_past_run(position, putting=True):
-            self.end_ids(library.drop_other_end(position))
-        else:
-            library.put(iid, position)
-            if iid is not None:
-                self.move_to(iid, dst)
-            return
-        library.put(None, position)
-        if iid is not None:
-            self.end(iid)
-
-    def place(self, iid: str, zone: str, handle: str) -> None:
-        """Record a live instance outside libraries under the source's current handle."""
-        self.unhandle(iid)
-        stale = self.by_handle.get(handle)
-        if stale is not None:  # only mutants get here: the request checks rule it out (REQ-2)
-            self.handle_of.pop(stale, None)
-        self.by_handle[handle] = iid
-        self.handle_of[iid] = handle
-        self.move_to(iid, zone)
-
-    def move_to(self, iid: str, zone: str) -> None:
-        """Record the zone a live instance is now in."""
-        old = self.zone_of.get(iid)
-        if old is not None:
-            del self.in_zone[old][iid]
-        self.zone_of[iid] = zone
-        self.in_zone.setdefault(zone, {})[iid] = None
-
-    def unhandle(self, iid: str) -> None:
-        handle = self.handle_of.pop(iid, None)
-        if handle is not None:
-            self.by_handle.pop(handle, None)
 
     def create(
         self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None
@@ -623,118 +425,6 @@ class Writer:
             and zone_player(zone) != self.perspective
             and not self.hidden_tracking
         )
-
-    def end(self, iid: str) -> None:
-        """The ID ends: P can no longer follow the card, by handle or by position (ID-2)."""
-        zone = self.zone_of.pop(iid, None)
-        self.unhandle(iid)
-        self.face_down.discard(iid)
-        if zone is not None:
-            del self.in_zone[zone][iid]
-            if is_library(zone):
-                self.library(zone).forget(iid)
-
-    def end_ids(self, iids: Iterable[str]) -> None:
-        for iid in list(iids):
-            self.end(iid)
-
-    def end_library(self, zone: str) -> None:
-        """Every ID in the library ends, and no position in it is known any more."""
-        self.library(zone).clear()  # first: then ending each ID finds no position to forget
-        self.end_ids(self.in_zone.get(zone, ()))
-
-    def end_all(self, keep: Iterable[str]) -> None:
-        """Every live ID ends, except those kept; no library position or size is known any more."""
-        kept = set(keep)
-        self.libraries.clear()
-        self.end_ids(iid for iid in self.zone_of if iid not in kept)
-
-    # ----------------------------------------------------------------- entries
-
-    def new_card(self, obs: Observation, *, seen_in: str, goes_to: str | None) -> str:
-        """A fresh instance (ID-7), with the owner OWN-1 derives and the kind the observation
-        gives, a card unless it says `kind` (TOK-6)."""
-        return self.allocate(
-            owner=self.owner_of_new(obs, seen_in, goes_to),
-            kind=self.introduced_kind(obs, seen_in),
-            index=obs.index,
-        )
-
-    def introduced_kind(self, obs: Observation, seen_in: str) -> Kind:
-        """The kind of an object an observation introduces: its `kind`, else a card (TOK-6). A
-        token or copy is never in a library (TOK-4), so one seen there is inconsistent."""
-        shown = obs.get("kind", "card")
-        kind = KINDS.get(shown) if isinstance(shown, str) else None
-        if kind is None:
-            raise RequestError(f"{obs.label()}: `kind` is not card, token or copy: {shown!r}")
-        if kind != "card" and is_library(seen_in):
-            raise RequestError(f"{obs.label()}: a {kind} is never in a library (TOK-4)")
-        return kind
-
-    def owner_of_new(self, obs: Observation, seen_in: str, goes_to: str | None) -> str:
-        """OWN-1: the observation's owner; else the player of the hand, library or graveyard the
-        card goes to (CR 400.3); else the player of the zone it is seen in or comes from; never
-        the controller."""
-        owner = (
-            obs.get("owner")
-            or (goes_to is not None and zone_player(goes_to))
-            or zone_player(seen_in)
-        )
-        if not owner:
-            raise RequestError(
-                f"observation {obs.index}: a card first seen in {seen_in} needs an `owner`"
-            )
-        return owner
-
-    def allocate(self, *, owner: str, kind: Kind, index: int) -> str:
-        """A new ID, never used before in this request (ID-2)."""
-        iid = f"c{self.next_number}"
-        self.next_number += 1
-        self.entries[iid] = Entry(id=iid, owner=owner, kind=kind, first_seen=index)
-        return iid
-
-    def library_zone(self, obs: Observation) -> str:
-        zone = obs.zone("zone")
-        if not is_library(zone):
-            raise RequestError(f"observation {obs.index}: {zone} is not a library")
-        return zone
-
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, self.LIBRARY())
-
-    # ----------------------------------------------------------------- names and printings
-
-    def describe(self, iid: str, description: Description | None, index: int) -> None:
-        """Bind what a description shows to the instance (VIS-1, VIS-2)."""
-        if description is not None:
-            identity = self.database.resolve(description)
-            self.entries[iid] = self.bind(self.entries[iid], identity, index)
-
-    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
-        """The name is bound once; a printing is bound once, whenever it is first shown; source
-        IDs accumulate; a description of another card binds nothing (NAME-5, PRINT-4). The first
-        observation that binds anything is `revealed_at` (VIS-2)."""
-        if identity.name is not None and entry.name is not None and identity.name != entry.name:
-            return entry  # it describes another card; nothing here is about this one
-        name = entry.name if entry.name is not None else identity.name
-        printing = entry.printing
-        if printing is None and entry.kind == "card":  # PRINT-3: no printing for tokens and copies
-            printing = identity.printing
-        new_ids = tuple(s for s in identity.source_ids if s not in entry.source_ids)
-        revealed_at = entry.revealed_at
-        if revealed_at is None and (name != entry.name or printing != entry.printing or new_ids):
-            revealed_at = self.revealed_at(entry, index)
-        return replace(
-            entry,
-            name=name,
-            revealed_at=revealed_at,
-            printing=printing,
-            source_ids=entry.source_ids + new_ids,
-        )
-
-    def revealed_at(self, entry: Entry, index: int) -> int:
-        """The observation that first bound a description to the card (VIS-2)."""
-        return index
 
 
 def write(request: Mapping[str, Any]) -> dict[str, Any]:

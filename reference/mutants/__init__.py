@@ -17,10 +17,11 @@ from cardid_reference.cards import (
     normalize_name,
 )
 from cardid_reference.errors import RequestError
+from cardid_reference.instances import Entry, Kind
 from cardid_reference.library import End, Library, Position
 from cardid_reference.reader import CardTableReader, Cursor
 from cardid_reference.request import Observation, is_library, zone_kind, zone_player
-from cardid_reference.writer import Entry, Kind, Writer
+from cardid_reference.writer import Writer
 
 #: Mutant name -> the writer or reader class that breaks one behaviour.
 MUTANTS: dict[str, type[Writer | CardTableReader]] = {}
@@ -140,7 +141,7 @@ class KeepThroughShuffle(Writer):
     """Keeps library IDs and positions through a shuffle (LIB-2, E1)."""
 
     def on_shuffle(self, obs: Observation) -> None:
-        self.library_zone(obs)
+        obs.library_zone()
 
 
 @mutant("keep-through-reorder")
@@ -148,7 +149,7 @@ class KeepThroughReorder(Writer):
     """Keeps the IDs at positions a reorder made unknown (LIB-3, E3)."""
 
     def on_reorder(self, obs: Observation) -> None:
-        self.library_zone(obs)
+        obs.library_zone()
 
 
 @mutant("unknown-position-local")
@@ -522,7 +523,7 @@ class SizeIgnored(Writer):
     """Ignores `library_size`: a library's two ends never meet, no size is checked (LIB-5)."""
 
     def on_library_size(self, obs: Observation) -> None:
-        self.library_zone(obs)
+        obs.library_zone()
         obs.integer("size", 0)
 
 
@@ -949,7 +950,7 @@ class LibrarySizeResyncs(Writer):
     """Takes a library_size that differs from the known size as the new size, instead of rejecting it (REQ-5)."""
 
     def on_library_size(self, obs: Observation) -> None:
-        library = self.library(self.library_zone(obs))
+        library = self.library(obs.library_zone())
         if library.size is not None and library.size != obs.integer("size", 0):
             library.size = None
         super().on_library_size(obs)
@@ -978,7 +979,7 @@ class ReorderCountUnchecked(Writer):
     """Answers a reorder of more cards than the library's known size (REQ-5)."""
 
     def on_reorder(self, obs: Observation) -> None:
-        library = self.library(self.library_zone(obs))
+        library = self.library(obs.library_zone())
         known, library.size = library.size, None
         try:
             super().on_reorder(obs)
@@ -1112,7 +1113,7 @@ class ShuffleForgetsSize(Writer):
 
     def on_shuffle(self, obs: Observation) -> None:
         super().on_shuffle(obs)
-        self.library(self.library_zone(obs)).size = None
+        self.library(obs.library_zone()).size = None
 
 
 @mutant("unknown-take-keeps-size")

@@ -119,7 +119,7 @@ class ShuffleKeepsBottom(Writer):
     LIBRARY = _ShuffleKeepsBottom
 
     def on_shuffle(self, obs: Observation) -> None:
-        zone = self.library_zone(obs)
+        zone = obs.library_zone()
         library = self.library(zone)
         kept = {iid for iid in library.bottom if iid is not None}
         library.clear()

@@ -8,8 +8,9 @@ from dataclasses import replace
 from typing import Any
 
 from cardid_reference.cards import CardDatabase, CardFacts, Description, Identity, Printing
+from cardid_reference.instances import Entry
 from cardid_reference.request import Observation, is_library
-from cardid_reference.writer import Entry, Writer
+from cardid_reference.writer import Writer
 
 from . import mutant
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from cardid_reference.instances import Entry, Kind
 from cardid_reference.request import SHARED_ZONES, Observation, zone_kind, zone_player
-from cardid_reference.writer import Entry, Kind, Writer
+from cardid_reference.writer import Writer
 
 from . import mutant
 
@@ -235,7 +236,7 @@ class LibrarySizeEndsLibraryIds(Writer):
 
     def on_library_size(self, obs: Observation) -> None:
         super().on_library_size(obs)
-        self.end_library(self.library_zone(obs))
+        self.end_library(obs.library_zone())
 
 
 @mutant("re-emergence-keeps-facts")

@@ -7,9 +7,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from cardid_reference.cards import Description, Identity
+from cardid_reference.instances import Entry, Kind
 from cardid_reference.library import Position
 from cardid_reference.request import Observation, is_library
-from cardid_reference.writer import Entry, Kind, Writer
+from cardid_reference.writer import Writer
 
 from . import mutant
 
