@@ -54,7 +54,7 @@ class Entry:
 class Instances:
     """The instances of one writer request so far, and where each live one is."""
 
-    #: The class of every library (a part: see writer.py, MUTATION_SURFACE).
+    #: The class of every library: a part of the writer (Writer.OBSERVATION, DATABASE).
     LIBRARY: type[Library] = Library
 
     def __init__(self, database: CardDatabase) -> None:
@@ -314,7 +314,7 @@ class Instances:
         new_ids = tuple(s for s in identity.source_ids if s not in entry.source_ids)
         revealed_at = entry.revealed_at
         if revealed_at is None and (name != entry.name or printing != entry.printing or new_ids):
-            revealed_at = self.revealed_at(entry, index)
+            revealed_at = index
         return replace(
             entry,
             name=name,
@@ -322,10 +322,6 @@ class Instances:
             printing=printing,
             source_ids=entry.source_ids + new_ids,
         )
-
-    def revealed_at(self, entry: Entry, index: int) -> int:
-        """The observation that first bound a description to the card (VIS-2)."""
-        return index
 
     def card_table(self, used: set[str | None]) -> list[dict[str, Any]]:
         """The card table: the entry of every instance assigned to an observation."""

@@ -5,6 +5,9 @@ method its type names in `Writer.handlers`, to what P knows of the game (instanc
 decides by the rules when an ID continues and when it ends (sections 2 to 5). The request's
 fields are read by request.py, libraries kept by library.py, descriptions looked up by cards.py.
 
+The mutants (reference/mutants/) override only the handlers, the parts (LIBRARY, OBSERVATION,
+DATABASE) and the rules their package's docstring lists, its mutation surface.
+
 Performance: a request is answered in one pass over its observations, and every observation
 costs time independent of the game's length: instances are found through dicts (by handle, by
 zone), never by scanning the game so far, and library work is bounded by the library's known
@@ -19,7 +22,6 @@ from typing import Any
 from .cards import CardDatabase, Identity, read_cards
 from .errors import RequestError
 from .instances import Entry, Instances, Kind
-from .library import End, Library
 from .request import Observation, check_request, is_library, zone_kind, zone_player
 
 #: How an observation type is applied: its instance ID, or None (Writer.handlers).
@@ -32,7 +34,7 @@ class Writer(Instances):
     """One writer request: its observations applied in order to the instances so far (the
     state machine), each by the method `handlers` names for its type."""
 
-    #: The classes of the writer's parts (and Instances.LIBRARY): how an observation's fields
+    #: The classes of the writer's parts, with Instances.LIBRARY: how an observation's fields
     #: are read, how a description is looked up.
     OBSERVATION: type[Observation] = Observation
     DATABASE: type[CardDatabase] = CardDatabase
@@ -137,16 +139,12 @@ class Writer(Instances):
             self.size_conflict(
                 obs, f"{zone} holds {library.size} cards by the observations so far, not {size}"
             )
-        self.joined(obs, zone, library.know_size(size))
-
-    def joined(self, obs: Observation, zone: str, contradicted: list[str]) -> None:
-        """A shown size that contradicts a tracked position is inconsistent (REQ-5): every
-        tracked position is true while the writer follows LIB-7."""
-        if contradicted:
+        contradicted = library.know_size(size)
+        if contradicted:  # every tracked position is true while the writer follows LIB-7
             self.size_conflict(
                 obs,
                 f"a size of {obs.data['size']} contradicts the positions tracked in {zone} "
-                f"(cards {', '.join(self.entries[iid].id for iid in contradicted)})",
+                f"(cards {', '.join(contradicted)})",
             )
 
     def on_reorder(self, obs: Observation) -> None:
@@ -166,13 +164,7 @@ class Writer(Instances):
         if "order" not in obs.data:
             self.end_ids(library.scramble(end, count))
             return
-        order = obs.order(count)
-        self.end_ids(self.reordered(library, end, order))
-
-    def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
-        """Apply a known new order; return the IDs that end (none: LIB-6)."""
-        library.permute(end, order)
-        return []
+        library.permute(end, obs.order(count))  # every ID kept, at its new position
 
     def on_move(self, obs: Observation) -> str:
         """A zone change keeps the ID unless an ending event applies (ID-3, ID-5, ID-6)."""
@@ -294,12 +286,12 @@ class Writer(Instances):
     def on_create_token(self, obs: Observation) -> str:
         """A token is a fresh instance owned by its creator (TOK-1, OWN-1); a token that is a
         copy of an object the source names is named after it as a copy is (TOK-7)."""
-        return self.copy_or_token(obs, kind=self.creation_kind("token"), default_zone="battlefield")
+        return self.copy_or_token(obs, kind="token", default_zone="battlefield")
 
     def on_create_copy(self, obs: Observation) -> str:
         """A copy is a fresh instance owned by its creator (TOK-1, OWN-1), named from its
         original when its own description shows no name (TOK-5)."""
-        return self.copy_or_token(obs, kind=self.creation_kind("copy"), default_zone="stack")
+        return self.copy_or_token(obs, kind="copy", default_zone="stack")
 
     def copy_or_token(self, obs: Observation, *, kind: Kind, default_zone: str) -> str:
         """A created object, named from its `original` when its own description shows no name
@@ -387,18 +379,14 @@ class Writer(Instances):
             named = Identity(name=inherited, printing=None, source_ids=())
             self.entries[iid] = self.bind(self.entries[iid], named, obs.index)
         self.describe(iid, description, obs.index)
-        if self.ends_at_creation(kind, zone):
+        if self.ends_at_creation(zone):
             self.end(iid)
         return iid
 
-    def ends_at_creation(self, kind: Kind, zone: str) -> bool:
+    def ends_at_creation(self, zone: str) -> bool:
         """Whether a created object's ID ends at once: in another player's hand without hidden
         tracking (E7), or in a library, where it ceases to exist (TOK-4)."""
         return self.loses_track_in(zone) or is_library(zone)
-
-    def creation_kind(self, kind: Kind) -> Kind:
-        """The kind a created object is marked with (TOK-1)."""
-        return kind
 
     # ----------------------------------------------------------------- ending IDs
 

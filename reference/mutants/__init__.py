@@ -1,4 +1,16 @@
-"""Deliberately wrong implementations: each breaks one rule, to show the cases catch it."""
+"""Deliberately wrong implementations: each breaks one rule, to show the cases catch it.
+
+The mutation surface of the writer: a writer mutant subclasses `Writer` and overrides only
+- the handler of an observation type, a method `Writer.handlers` or `unseen_handlers` names;
+- a part, `LIBRARY`, `OBSERVATION` or `DATABASE`, set to its own subclass of `Library`,
+  `Observation` or `CardDatabase`, which may override any method of that class;
+- one of the rules in WRITER_SURFACE, each a step the reference takes anyway, named for what it
+  decides (the reference has no method that exists only to be overridden);
+- `__init__`, to keep state of its own, or `run`, to rewrite the result.
+It may call any method. tests/test_mutation_surface.py holds every writer mutant to this, and
+every name of WRITER_SURFACE to some mutant: any other method of the reference may change
+without a mutant noticing. (A reader mutant overrides any method or pattern of CardTableReader.)
+"""
 
 from __future__ import annotations
 
@@ -22,6 +34,24 @@ from cardid_reference.library import End, Library, Position
 from cardid_reference.reader import CardTableReader, Cursor
 from cardid_reference.request import Observation, is_library, zone_kind, zone_player
 from cardid_reference.writer import Writer
+
+#: The rules of Writer (and of Instances, its record of the game) a mutant may override.
+WRITER_SURFACE = frozenset(
+    {
+        # which instance an observation refers to
+        "moving_instance", "shown_in_place", "leave_library", "library_card_shown",
+        "held", "tracked", "original_instance",
+        # a new instance: its ID, owner, kind and name
+        "new_card", "allocate", "owner_of_new", "introduced_kind", "create", "inherited_name",
+        # where an instance goes, and when its ID ends
+        "arrive", "put_card", "place",
+        "end", "ends_after_move", "ends_at_creation", "ceases_to_exist", "loses_track_in",
+        # what its card-table entry says
+        "describe", "bind",
+        # what a request may not do (REQ-2, REQ-4, REQ-5)
+        "check_handle_free", "check_not_melded", "check_fits", "size_conflict",
+    }
+)
 
 #: Mutant name -> the writer or reader class that breaks one behaviour.
 MUTANTS: dict[str, type[Writer | CardTableReader]] = {}
@@ -234,8 +264,11 @@ class NeverTrackHidden(Writer):
 class EarlyReveal(Writer):
     """Dates the identity to the instance's first observation, naming it retroactively (VIS-2)."""
 
-    def revealed_at(self, entry: Entry, index: int) -> int:
-        return entry.first_seen
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        bound = super().bind(entry, identity, index)
+        if entry.revealed_at is None and bound.revealed_at is not None:
+            return replace(bound, revealed_at=entry.first_seen)
+        return bound
 
 
 # --------------------------------------------------------------------------- names
@@ -449,8 +482,8 @@ class SourceIdIdentity(Writer):
 class TokenAsCard(Writer):
     """Marks tokens and copies as cards (TOK-1)."""
 
-    def creation_kind(self, kind: Kind) -> Kind:
-        return "card"
+    def create(self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None) -> str:
+        return super().create(obs, kind="card", zone=zone, inherited=inherited)
 
 
 @mutant("token-survives")
@@ -578,8 +611,10 @@ class SizeClampsPositions(Writer):
 class KnownReorderEndsIds(Writer):
     """Ends the reordered cards' IDs even when the source shows the new order (LIB-6)."""
 
-    def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
-        return library.scramble(end, len(order))
+    def on_reorder(self, obs: Observation) -> None:
+        super().on_reorder(replace(obs, data={k: v for k, v in obs.data.items() if k != "order"}))
+        if "order" in obs.data:
+            obs.order(obs.integer("count", 1))  # still read, and rejected unless a permutation
 
 
 class _BottomOnly(Observation):
@@ -680,7 +715,7 @@ class RevealedAtNeedsName(Writer):
         bound = super().bind(entry, identity, index)
         if entry.name is not None:
             return bound
-        revealed_at = None if bound.name is None else self.revealed_at(entry, index)
+        revealed_at = None if bound.name is None else index
         return replace(bound, revealed_at=revealed_at)
 
 
@@ -1100,11 +1135,17 @@ class MulliganKeepsSize(Writer):
 class NewGameKeepsSizes(Writer):
     """Ends every ID at a new game or restart but keeps the libraries' known sizes (ID-9, LIB-5)."""
 
-    def end_all(self, keep: Iterable[str]) -> None:
+    def _sizes_kept(self, apply: Callable[[Observation], None], obs: Observation) -> None:
         sizes = {zone: library.size for zone, library in self.libraries.items()}
-        super().end_all(keep)
+        apply(obs)
         for zone, size in sizes.items():
             self.library(zone).size = size
+
+    def on_game_start(self, obs: Observation) -> None:
+        self._sizes_kept(super().on_game_start, obs)
+
+    def on_restart(self, obs: Observation) -> None:
+        self._sizes_kept(super().on_restart, obs)
 
 
 @mutant("shuffle-forgets-size")

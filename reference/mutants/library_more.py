@@ -101,8 +101,14 @@ class EveryEventReachesOtherEnd(Writer):
 class SizeContradictionEndsIds(Writer):
     """Ends the IDs a shown library size contradicts instead of rejecting the request, as 1.1.0's E12 did (REQ-5)."""
 
-    def joined(self, obs: Observation, zone: str, contradicted: list[str]) -> None:
-        self.end_ids(contradicted)
+    def on_library_size(self, obs: Observation) -> None:
+        zone = obs.library_zone()
+        library, size = self.library(zone), obs.integer("size", 0)
+        if library.size is not None and library.size != size:
+            self.size_conflict(
+                obs, f"{zone} holds {library.size} cards by the observations so far, not {size}"
+            )
+        self.end_ids(library.know_size(size))
 
 
 class _ShuffleKeepsBottom(Library):
