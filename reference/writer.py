@@ -1,5 +1,13 @@
 """The writer role: an instance ID per observation, and the card table (card-identity.md).
 
+The state machine: `Writer.run` applies a request's observations in order, each through the
+method its type names in `Writer.handlers`, to what P knows of the game (instances.py), and
+decides by the rules when an ID continues and when it ends (sections 2 to 5). The request's
+fields are read by request.py, libraries kept by library.py, descriptions looked up by cards.py.
+
+The mutants (reference/mutants/) override only the handlers, the parts (LIBRARY, OBSERVATION,
+DATABASE) and the rules their package's docstring lists, its mutation surface.
+
 Performance: a request is answered in one pass over its observations, and every observation
 costs time independent of the game's length: instances are found through dicts (by handle, by
 zone), never by scanning the game so far, and library work is bounded by the library's known
@@ -8,521 +16,48 @@ segments, never by its size. A 100,000-observation game stays linear.
 
 from __future__ import annotations
 
-import re
-import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from collections.abc import Callable, Mapping
+from typing import Any
 
+from .cards import CardDatabase, Identity, read_cards
 from .errors import RequestError
+from .instances import Entry, Instances, Kind
+from .request import Observation, check_request, is_library, zone_kind, zone_player
 
-Kind = Literal["card", "token", "copy"]
-KINDS: dict[str, Kind] = {"card": "card", "token": "token", "copy": "copy"}
-#: Observation types that may leave out `object`: the source showed no handle (LIB-8, TOK-6).
-UNSEEN_TYPES = frozenset({"move", "create_token"})
-End = Literal["top", "bottom"]
-#: A library position: N >= 1 is the Nth card from the top (1 is the top card), -N the Nth
-#: from the bottom (-1 is the bottom card), None is unknown.
-Position = int | None
-
-SHARED_ZONES = frozenset({"battlefield", "stack", "exile", "command"})
+#: How an observation type is applied: its instance ID, or None (Writer.handlers).
+Handler = Callable[[Observation], str | None]
 #: The zones a copy can exist in (CR 704.5e); a copy put anywhere else ceases to exist (E9).
 COPY_ZONES = frozenset({"stack", "battlefield"})
-_PLAYER_ZONE = re.compile(r"(library|hand|graveyard):([A-Za-z0-9_.-]+)")
 
 
-def normalize_name(name: str) -> str:
-    """NFC with U+0027 apostrophes (NAME-6): how every name is compared and recorded."""
-    return unicodedata.normalize("NFC", name.replace("\u2019", "'"))
+class Writer(Instances):
+    """One writer request: its observations applied in order to the instances so far (the
+    state machine), each by the method `handlers` names for its type."""
 
-
-def zone_kind(zone: str) -> str:
-    """`library`, `hand`, `graveyard`, or the shared zone's own name."""
-    return zone.split(":", 1)[0]
-
-
-def zone_player(zone: str) -> str | None:
-    """The player of a library, hand or graveyard; None for a shared zone."""
-    match = _PLAYER_ZONE.fullmatch(zone)
-    return match.group(2) if match else None
-
-
-def is_library(zone: str) -> bool:
-    """Whether the zone is a library, where positions decide and handles are not used."""
-    return zone_kind(zone) == "library"
-
-
-def as_integer(value: Any) -> int | None:
-    """A JSON number that is an integer (`3`, and `3.0`, the same number), else None.
-
-    A JSON number is its value, so `1.0` is the integer 1 (observations.md); `true` is never a
-    number, though Python's bool is an int.
-    """
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
-
-
-# --------------------------------------------------------------------------- values
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Printing:
-    """A set code and a collector number, both as the source or the card database wrote them."""
-
-    set: str
-    number: str
-
-    def key(self) -> tuple[str, str]:
-        """Two printings are the same when their keys are: set codes compare without case,
-        collector numbers are opaque strings (PRINT-2, R10)."""
-        return self.set.upper(), self.number
-
-    def to_json(self) -> dict[str, str]:
-        return {"set": self.set, "number": self.number}
-
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> Printing:
-        if (
-            not isinstance(data, Mapping)
-            or not isinstance(data.get("set"), str)
-            or not isinstance(data.get("number"), str)
-        ):
-            raise RequestError(f"{where}: a printing needs string `set` and `number`")
-        return cls(set=data["set"], number=data["number"])
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardPrinting:
-    """One printing in the card database section, with the source IDs that denote it."""
-
-    printing: Printing
-    source_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CardFacts:
-    """One entry of the request's card database section."""
-
-    name: str
-    faces: tuple[str, ...]
-    aliases: tuple[str, ...]
-    printings: tuple[CardPrinting, ...]
-
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> CardFacts:
-        if not isinstance(data, Mapping) or not isinstance(data.get("name"), str):
-            raise RequestError(f"{where}: a card needs a string `name`")
-        printings = tuple(
-            CardPrinting(
-                printing=Printing.from_json(p, f"{where}.printings[{i}]"),
-                source_ids=tuple(p.get("source_ids", ())),
-            )
-            for i, p in enumerate(data.get("printings", ()))
-        )
-        return cls(
-            name=data["name"],
-            faces=tuple(data.get("faces", ())),
-            aliases=tuple(data.get("aliases", ())),
-            printings=printings,
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Description:
-    """A card description as the source gave it (observations.md, "Card descriptions")."""
-
-    name: str | None
-    source_id: str | None
-    printing: Printing | None
-
-    @classmethod
-    def from_json(cls, data: Any, where: str) -> Description:
-        if not isinstance(data, Mapping) or not data:
-            raise RequestError(f"{where}: a card description needs at least one field")
-        name, source_id = data.get("name"), data.get("source_id")
-        if name is not None and (not isinstance(name, str) or not name):
-            raise RequestError(f"{where}: `name` must be a non-empty string")
-        if source_id is not None and not isinstance(source_id, str):
-            raise RequestError(f"{where}: `source_id` must be a string")
-        printing = data.get("printing")
-        return cls(
-            name=name,
-            source_id=source_id,
-            printing=None if printing is None else Printing.from_json(printing, where),
-        )
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Identity:
-    """What a description tells about a card: any of these may be unknown."""
-
-    name: str | None
-    printing: Printing | None
-    source_ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Entry:
-    """One card-table entry as it stands so far."""
-
-    id: str
-    owner: str
-    kind: Kind
-    first_seen: int
-    name: str | None = None
-    printing: Printing | None = None
-    source_ids: tuple[str, ...] = ()
-    revealed_at: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "name": self.name,
-            "printing": None if self.printing is None else self.printing.to_json(),
-            "source_ids": list(self.source_ids),
-            "owner": self.owner,
-            "kind": self.kind,
-            "revealed_at": self.revealed_at,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Observation:
-    """One observation and its number, with field access that rejects malformed requests."""
-
-    index: int
-    data: Mapping[str, Any]
-
-    @property
-    def type(self) -> str:
-        return str(self.data["type"])  # a string: the writer checks each observation's type first
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key, default)
-
-    def label(self) -> str:
-        """`observation 7 (move of handle '12' from hand:P1 to stack)`: for rejection messages."""
-        words = [self.type]
-        if "object" in self.data:
-            words.append(f"of handle {self.data['object']!r}")
-        for key, word in (("from", "from"), ("to", "to"), ("zone", "in")):
-            if key in self.data:
-                words.append(f"{word} {self.data[key]}")
-        return f"observation {self.index} ({' '.join(words)})"
-
-    def need(self, key: str) -> Any:
-        if key not in self.data:
-            raise RequestError(f"observation {self.index} ({self.type}) lacks `{key}`")
-        return self.data[key]
-
-    def zone(self, key: str, default: str | None = None) -> str:
-        zone = self.data.get(key, default) if default is not None else self.need(key)
-        if not isinstance(zone, str) or not (zone in SHARED_ZONES or _PLAYER_ZONE.fullmatch(zone)):
-            raise RequestError(f"observation {self.index}: `{key}` is not a zone: {zone!r}")
-        return zone
-
-    def handle(self, key: str = "object") -> str:
-        value = self.need(key)
-        if not isinstance(value, str) or not value:
-            raise RequestError(f"observation {self.index}: `{key}` is not a handle: {value!r}")
-        return value
-
-    def handles(self, key: str) -> list[str]:
-        """An optional list of handles (`carried`, a mulligan's `objects`); empty when absent."""
-        values = self.data.get(key, [])
-        if not isinstance(values, list) or not all(isinstance(v, str) and v for v in values):
-            raise RequestError(f"observation {self.index}: `{key}` is not a list of handles")
-        return values
-
-    def integer(self, key: str, minimum: int) -> int:
-        value = as_integer(self.need(key))
-        if value is None or value < minimum:
-            raise RequestError(
-                f"observation {self.index}: `{key}` is not an integer >= {minimum}: "
-                f"{self.data[key]!r}"
-            )
-        return value
-
-    def position(self, key: str) -> Position:
-        value = self.data.get(key, "unknown")
-        if value == "top":
-            return 1
-        if value == "bottom":
-            return -1
-        if value == "unknown":
-            return None
-        number = as_integer(value)
-        if number is not None and number != 0:
-            return number
-        raise RequestError(f"observation {self.index}: `{key}` is not a position: {value!r}")
-
-    def description(self, key: str) -> Description | None:
-        data = self.data.get(key)
-        return (
-            None if data is None else Description.from_json(data, f"observation {self.index}.{key}")
-        )
-
-
-# --------------------------------------------------------------------------- libraries
-
-
-@dataclass(slots=True)
-class Library:
-    """The known top and bottom segments of one library, and its size when known (section 3).
-
-    Each segment lists positions from its end, each holding a tracked instance or None
-    (unknown). Without a known size the segments never meet. With a known size S they are one
-    library: position N from the top is position S-N+1 from the bottom, and the segments never
-    overlap (len(top) + len(bottom) <= S); the positions between them are unknown.
-    """
-
-    top: list[str | None] = field(default_factory=list)  # index 0 is the top card
-    bottom: list[str | None] = field(default_factory=list)  # index 0 is the bottom card
-    size: int | None = None
-
-    def _locate(self, position: int) -> tuple[list[str | None], int] | None:
-        """The segment and index a known position is tracked at; None in the unknown middle."""
-        near, far = (self.top, self.bottom) if position > 0 else (self.bottom, self.top)
-        n = abs(position)
-        if n <= len(near):
-            return near, n - 1
-        if self.size is not None and 0 <= self.size - n < len(far):
-            return far, self.size - n  # counted from the other end (LIB-5)
-        return None
-
-    def fits(self, position: Position, *, putting: bool) -> bool:
-        """Whether a known size allows this position (REQ-5): N <= S to take or look, nothing
-        to take from an empty library; any N from the top to put (CR 401.7: beyond the last
-        card is the bottom), -N <= S+1 from the bottom."""
-        if self.size is None:
-            return True
-        if putting:
-            return position is None or position > 0 or -position <= self.size + 1
-        return self.size > 0 and (position is None or abs(position) <= self.size)
-
-    def take(self, position: Position) -> str | None:
-        """Remove the card at a position; return the instance it held, if any.
-
-        At an unknown position (None) only the size changes: the caller ends the library (E5).
-        A position in neither segment holds no tracked card, and removing it leaves every
-        known position where it was: the segments count from their own ends.
-        """
-        place = None if position is None else self._locate(position)
-        if self.size is not None:
-            self.size -= 1
-        if place is None:
-            return None
-        segment, index = place
-        return segment.pop(index)
-
-    def put(self, iid: str | None, position: Position) -> None:
-        """Insert a card at a position, pushing the cards below (or above) it away from its end;
-        None is a card whose identity P does not know.
-
-        At an unknown position (None) only the size changes: the caller ends the library (E4).
-        """
-        if position is None:
-            if self.size is not None:
-                self.size += 1
-            return
-        if self.size is not None and position > self.size + 1:
-            position = self.size + 1  # CR 401.7: Nth from the top of fewer cards is the bottom
-        near, far = (self.top, self.bottom) if position > 0 else (self.bottom, self.top)
-        n = abs(position)
-        if self.size is not None and n > len(near) + 1:
-            # Counted from the other end of the library it now is (size S+1): S+2-n.
-            m = self.size + 2 - n
-            if m <= len(far) + 1:
-                far.insert(m - 1, iid)
-                self.size += 1
-                return
-        near.extend([None] * (n - 1 - len(near)))
-        near.insert(n - 1, iid)
-        if self.size is not None:
-            self.size += 1
-
-    def look(self, position: Position) -> str | None:
-        """The instance held at a position, if any."""
-        place = None if position is None else self._locate(position)
-        return None if place is None else place[0][place[1]]
-
-    def hold(self, iid: str | None, position: int) -> None:
-        """Record what a known position (already in the library) holds."""
-        place = self._locate(position)
-        if place is None:
-            if iid is None:
-                return
-            near = self.top if position > 0 else self.bottom
-            near.extend([None] * (abs(position) - len(near)))
-            place = near, abs(position) - 1
-        place[0][place[1]] = iid
-
-    def scramble(self, end: End, count: int) -> list[str]:
-        """Make the `count` positions at one end unknown; return the instances they held."""
-        near, far = (self.top, self.bottom) if end == "top" else (self.bottom, self.top)
-        lost = [iid for iid in near[:count] if iid is not None]
-        near[:count] = [None] * min(count, len(near))
-        if self.size is not None and self.size - count < len(far):  # reaching the other segment
-            first = max(self.size - count, 0)
-            lost += [iid for iid in far[first:] if iid is not None]
-            far[first:] = [None] * (len(far) - first)
-        return lost
-
-    def permute(self, end: End, order: list[int]) -> None:
-        """The cards at one end in a known new order: `order[i]` is the old position of the card
-        now at position i+1, counted from `end` (LIB-6)."""
-        sign = 1 if end == "top" else -1
-        old = [self.look(sign * k) for k in range(1, len(order) + 1)]
-        for i, k in enumerate(order):
-            self.hold(old[k - 1], sign * (i + 1))
-
-    def know_size(self, size: int) -> list[str]:
-        """The size is known from now on: the segments are joined (LIB-5), an unknown position
-        overlapping a tracked one taking the tracked one. Returns the instances whose position
-        the size contradicts: tracked beyond the size from one end, or at a position the two
-        ends disagree on. Tracking that follows LIB-7 keeps every tracked position true, so a
-        size that contradicts one is an inconsistent request (REQ-5)."""
-        lost: list[str] = []
-        for segment in (self.top, self.bottom):
-            lost += [iid for iid in segment[size:] if iid is not None]
-            del segment[size:]
-        top, bottom = self.top, self.bottom
-        # Top index i is position i+1 from the top, which is bottom index size-1-i.
-        for i in range(max(size - len(bottom), 0), len(top)):
-            at_top, at_bottom = top[i], bottom[size - 1 - i]
-            if at_top is None:
-                top[i] = at_bottom
-            elif at_bottom is not None and at_bottom != at_top:
-                lost += [at_top, at_bottom]
-                top[i] = None
-        del bottom[max(size - len(top), 0) :]
-        self.size = size
-        return lost
-
-    def run(self, end: int) -> int:
-        """How many positions from one end (1: the top, -1: the bottom) are tracked without a
-        gap: the known run of that end."""
-        count = 0
-        for held in self.top if end > 0 else self.bottom:
-            if held is None:
-                break
-            count += 1
-        return count
-
-    def reaches_past_run(self, position: int, *, putting: bool = False) -> bool:
-        """Without a known size, whether an event at this position may concern the cards the
-        other end tracks (LIB-7): past the known run of its end, where the two segments may
-        meet in a small library (a put: more than one past it, CR 401.7)."""
-        if self.size is not None:
-            return False
-        return abs(position) > self.run(position) + (1 if putting else 0)
-
-    def lost_past_run(self, position: int, *, putting: bool = False) -> list[str]:
-        """What the other end tracked, when an event at this position reaches past its end's
-        known run without a known size (LIB-7, E13): those positions are no longer known."""
-        return self.drop_other_end(position) if self.reaches_past_run(position, putting=putting) else []
-
-    def drop_other_end(self, position: int) -> list[str]:
-        """No position counted from the other end of this one is known any more; return the
-        instances it tracked (LIB-7)."""
-        far = self.bottom if position > 0 else self.top
-        lost = [iid for iid in far if iid is not None]
-        far.clear()
-        return lost
-
-    def forget(self, iid: str) -> None:
-        """The instance no longer holds any position."""
-        for segment in (self.top, self.bottom):
-            for i, held in enumerate(segment):
-                if held == iid:
-                    segment[i] = None
-
-    def clear(self) -> None:
-        """No position is known any more; a known size stays known (a shuffle keeps it)."""
-        self.top.clear()
-        self.bottom.clear()
-
-
-# --------------------------------------------------------------------------- the writer
-
-
-class Writer:
-    """The game state of one writer request, advanced one observation at a time."""
+    #: The classes of the writer's parts, with Instances.LIBRARY: how an observation's fields
+    #: are read, how a description is looked up.
+    OBSERVATION: type[Observation] = Observation
+    DATABASE: type[CardDatabase] = CardDatabase
 
     def __init__(self, request: Mapping[str, Any]) -> None:
-        if not isinstance(request, Mapping):
-            raise RequestError("a writer request is a JSON object")
-        for key in ("perspective", "players", "source", "cards", "observations"):
-            if key not in request:
-                raise RequestError(f"the writer request lacks `{key}`")
-        source = request["source"]
-        if not isinstance(source, Mapping) or not isinstance(source.get("hidden_tracking"), bool):
-            raise RequestError("`source.hidden_tracking` must be true or false")
-        if not isinstance(request["cards"], list) or not isinstance(request["observations"], list):
-            raise RequestError("`cards` and `observations` must be arrays")
+        check_request(request)
         self.perspective: str = request["perspective"]
-        self.hidden_tracking: bool = source["hidden_tracking"]
-        self.cards = tuple(
-            CardFacts.from_json(c, f"cards[{i}]") for i, c in enumerate(request["cards"])
-        )
-        self.index_cards()
+        self.hidden_tracking: bool = request["source"]["hidden_tracking"]
+        super().__init__(self.DATABASE(read_cards(request["cards"])))
         self.observations = tuple(
-            self._observation(i, o) for i, o in enumerate(request["observations"])
+            self.OBSERVATION.read(i, o) for i, o in enumerate(request["observations"])
         )
-        self.entries: dict[str, Entry] = {}
-        self.zone_of: dict[str, str] = {}  # live instance -> zone; ended IDs are absent
-        # zone -> its live instances (a dict as an ordered set): ending a whole library or hand
-        # must not scan every live instance of a long game, whose graveyards keep growing.
-        self.in_zone: dict[str, dict[str, None]] = {}
-        self.by_handle: dict[str, str] = {}  # source handle -> live instance, outside libraries
-        self.handle_of: dict[str, str] = {}
-        self.libraries: dict[str, Library] = {}
-        self.melded: set[str] = set()  # melded permanents' handles, unusable until a new game
-        self.face_down: set[str] = set()  # live instances face down where they are
-        self.next_number = 1
-
-    def index_cards(self) -> None:
-        """Index the database section the way `identify` looks it up, one dict per step of
-        NAME-7. Within a step the first card listed wins a key (two cards sharing one is a
-        broken case, which `cardid lint` reports)."""
-        #: source ID -> the card and its printing (a source ID under two printings is a broken
-        #: case, NAME-7: the first listed wins, as for every key)
-        self.by_source_id: dict[str, tuple[CardFacts, Printing | None]] = {}
-        self.by_printing: dict[tuple[str, str], CardFacts] = {}
-        by_oracle: dict[str, CardFacts] = {}
-        by_face: dict[str, CardFacts] = {}
-        by_alias: dict[str, CardFacts] = {}
-        for card in self.cards:
-            for known in card.printings:
-                for source_id in known.source_ids:
-                    self.by_source_id.setdefault(source_id, (card, known.printing))
-                self.by_printing.setdefault(self.printing_key(known.printing), card)
-            by_oracle.setdefault(normalize_name(card.name), card)
-            for face in card.faces:
-                by_face.setdefault(normalize_name(face), card)
-            for alias in card.aliases:
-                by_alias.setdefault(normalize_name(alias), card)
-        #: The name steps of NAME-7 in order: Oracle names, then faces, then aliases.
-        self.by_name: tuple[dict[str, CardFacts], ...] = (by_oracle, by_face, by_alias)
-
-    @staticmethod
-    def _observation(index: int, data: Any) -> Observation:
-        # `dict` first: the ABC check costs more than the rest of this, once per observation.
-        if not isinstance(data, dict | Mapping) or not isinstance(data.get("type"), str):
-            raise RequestError(f"observation {index} is not an object with a `type`")
-        return Observation(index=index, data=data)
 
     def run(self) -> dict[str, Any]:
         """Assign one instance ID (or null) per observation and return the writer result."""
+        handlers, unseen_handlers = self.handlers(), self.unseen_handlers()
         assignments: list[str | None] = []
         for obs in self.observations:
-            handler = getattr(self, self.handler_name(obs), None)
-            if handler is None:
+            if obs.type in unseen_handlers and "object" not in obs.data:
+                handler = unseen_handlers[obs.type]
+            elif obs.type in handlers:
+                handler = handlers[obs.type]
+            else:
                 raise RequestError(f"observation {obs.index}: unknown type {obs.type!r}")
             if self.melded:
                 self.check_not_melded(obs)
@@ -530,17 +65,42 @@ class Writer:
             if iid is None and "object" in obs.data:  # ID-1: an object always gets an ID
                 raise RequestError(f"observation {obs.index}: a {obs.type} carries no `object`")
             assignments.append(iid)
-        used = set(assignments)
-        table = [entry.to_json() for entry in self.entries.values() if entry.id in used]
-        return {"card_table": table, "assignments": assignments}
+        return {"card_table": self.card_table(set(assignments)), "assignments": assignments}
 
-    @staticmethod
-    def handler_name(obs: Observation) -> str:
-        """`on_TYPE`, or `on_unseen_TYPE` for a move or token creation that shows no handle
-        (LIB-8, TOK-6): those refer to no object, and are assigned no ID (ID-1)."""
-        if obs.type in UNSEEN_TYPES and "object" not in obs.data:
-            return f"on_unseen_{obs.type}"
-        return f"on_{obs.type}"
+    def handlers(self) -> dict[str, Handler]:
+        """Every observation type (observations.md, "Observation types") and the method that
+        applies it: each returns the observation's instance ID, or None when the observation
+        refers to no object (ID-1)."""
+        return {
+            "game_start": self.on_game_start,
+            "restart": self.on_restart,
+            "mulligan": self.on_mulligan,
+            "shuffle": self.on_shuffle,
+            "library_size": self.on_library_size,
+            "reorder": self.on_reorder,
+            "move": self.on_move,
+            "reveal": self.on_reveal,
+            "mention": self.on_mention,
+            "control_change": self.on_control_change,
+            "turn_face_up": self.on_turn_face_up,
+            "transform": self.on_transform,
+            "become_copy": self.on_become_copy,
+            "meld": self.on_meld,
+            "create_token": self.on_create_token,
+            "create_copy": self.on_create_copy,
+            "vanish": self.on_vanish,
+            # Not types of observations.md: the dispatch by method name this table replaced
+            # answered them as the unseen observations they name, and the table keeps that
+            # answer until it is decided otherwise.
+            "unseen_move": self.on_unseen_move,
+            "unseen_create_token": self.on_unseen_create_token,
+        }
+
+    def unseen_handlers(self) -> dict[str, Handler]:
+        """The types whose observation may leave out `object` because the source showed no
+        handle (LIB-8, TOK-6), and the method that applies such an observation: it refers to no
+        object, and is assigned no ID (ID-1)."""
+        return {"move": self.on_unseen_move, "create_token": self.on_unseen_create_token}
 
     # ----------------------------------------------------------------- observation types
 
@@ -569,26 +129,22 @@ class Writer:
 
     def on_shuffle(self, obs: Observation) -> None:
         """E1: every ID in the library ends (LIB-2); a known size stays known."""
-        self.end_library(self.library_zone(obs))
+        self.end_library(obs.library_zone())
 
     def on_library_size(self, obs: Observation) -> None:
         """The source showed the library's size: from now on its two ends are one (LIB-5)."""
-        zone = self.library_zone(obs)
+        zone = obs.library_zone()
         library, size = self.library(zone), obs.integer("size", 0)
         if library.size is not None and library.size != size:
             self.size_conflict(
                 obs, f"{zone} holds {library.size} cards by the observations so far, not {size}"
             )
-        self.joined(obs, zone, library.know_size(size))
-
-    def joined(self, obs: Observation, zone: str, contradicted: list[str]) -> None:
-        """A shown size that contradicts a tracked position is inconsistent (REQ-5): every
-        tracked position is true while the writer follows LIB-7."""
-        if contradicted:
+        contradicted = library.know_size(size)
+        if contradicted:  # every tracked position is true while the writer follows LIB-7
             self.size_conflict(
                 obs,
                 f"a size of {obs.data['size']} contradicts the positions tracked in {zone} "
-                f"(cards {', '.join(self.entries[iid].id for iid in contradicted)})",
+                f"(cards {', '.join(contradicted)})",
             )
 
     def on_reorder(self, obs: Observation) -> None:
@@ -598,7 +154,7 @@ class Writer:
         if end not in ("top", "bottom"):
             raise RequestError(f"observation {obs.index}: bad reorder end {end!r}")
         count = obs.integer("count", 1)
-        zone = self.library_zone(obs)
+        zone = obs.library_zone()
         library = self.library(zone)
         if not library.fits(count, putting=False):
             self.size_conflict(
@@ -608,23 +164,7 @@ class Writer:
         if "order" not in obs.data:
             self.end_ids(library.scramble(end, count))
             return
-        order = self.reorder_order(obs, count)
-        self.end_ids(self.reordered(library, end, order))
-
-    def reorder_order(self, obs: Observation, count: int) -> list[int]:
-        """A reorder's `order`, which must be a permutation of 1..count (REQ-5)."""
-        raw = obs.need("order")
-        order = [as_integer(k) or 0 for k in raw] if isinstance(raw, list) else []
-        if sorted(order) != list(range(1, count + 1)):
-            raise RequestError(
-                f"{obs.label()}: `order` {raw!r} is not a permutation of 1..{count} (REQ-5)"
-            )
-        return order
-
-    def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
-        """Apply a known new order; return the IDs that end (none: LIB-6)."""
-        library.permute(end, order)
-        return []
+        library.permute(end, obs.order(count))  # every ID kept, at its new position
 
     def on_move(self, obs: Observation) -> str:
         """A zone change keeps the ID unless an ending event applies (ID-3, ID-5, ID-6)."""
@@ -746,12 +286,12 @@ class Writer:
     def on_create_token(self, obs: Observation) -> str:
         """A token is a fresh instance owned by its creator (TOK-1, OWN-1); a token that is a
         copy of an object the source names is named after it as a copy is (TOK-7)."""
-        return self.copy_or_token(obs, kind=self.creation_kind("token"), default_zone="battlefield")
+        return self.copy_or_token(obs, kind="token", default_zone="battlefield")
 
     def on_create_copy(self, obs: Observation) -> str:
         """A copy is a fresh instance owned by its creator (TOK-1, OWN-1), named from its
         original when its own description shows no name (TOK-5)."""
-        return self.copy_or_token(obs, kind=self.creation_kind("copy"), default_zone="stack")
+        return self.copy_or_token(obs, kind="copy", default_zone="stack")
 
     def copy_or_token(self, obs: Observation, *, kind: Kind, default_zone: str) -> str:
         """A created object, named from its `original` when its own description shows no name
@@ -787,32 +327,6 @@ class Writer:
             self.unhandle(iid)
         return iid
 
-    def leave_library(self, obs: Observation, src: str) -> str | None:
-        """Positions decide in a library (LIB-1, LIB-4); an unknown one ends them all (E5)."""
-        position = obs.position("from_position")
-        library = self.library(src)
-        self.check_fits(obs, src, position, putting=False)
-        if position is None:
-            self.end_library(src)
-        else:
-            self.end_ids(library.lost_past_run(position))  # E13 (LIB-7)
-        return library.take(position)
-
-    def library_card_shown(self, obs: Observation, zone: str) -> str:
-        """A reveal in a library: the instance at that position, or a fresh one now held there."""
-        position = obs.position("position")
-        self.check_fits(obs, zone, position, putting=False)
-        library = self.library(zone)
-        iid = library.look(position)
-        if iid is None:
-            if position is not None:
-                self.end_ids(library.lost_past_run(position))  # E13 (LIB-7)
-            iid = self.new_card(obs, seen_in=zone, goes_to=None)
-            self.move_to(iid, zone)
-            if position is not None:
-                library.hold(iid, position)
-        return iid
-
     def shown_in_place(self, obs: Observation, zone: str) -> str:
         """A reveal or mention outside a library: the instance held there under that handle,
         else a fresh one introduced there (ID-10, ID-7)."""
@@ -823,83 +337,10 @@ class Writer:
             self.place(iid, zone, handle)
         return iid
 
-    def held(self, obs: Observation, handle: str, zone: str) -> str | None:
-        """The instance held under a handle in this zone, or None when the handle is not held.
-
-        A handle held in another zone is an inconsistent request (REQ-1).
-        """
-        iid = self.by_handle.get(handle)
-        if iid is not None and self.zone_of[iid] != zone:
-            raise RequestError(
-                f"{obs.label()}: handle {handle!r} is held in {self.zone_of[iid]}, "
-                f"not in {zone} (REQ-1)"
-            )
-        return iid
-
-    def not_held_elsewhere(self, obs: Observation, handle: str, library: str) -> None:
-        """Handles name nothing in a library, so one held live elsewhere is inconsistent (REQ-1)."""
-        self.held(obs, handle, library)  # no handle is ever held in a library
-
-    def tracked(self, obs: Observation) -> str:
-        """The live instance an in-place change refers to; such a change cannot introduce a card
-        (REQ-3)."""
-        handle = obs.handle()
-        iid = self.by_handle.get(handle)
-        if iid is None:
-            raise RequestError(
-                f"{obs.label()}: handle {handle!r} is not a card in view, and the observation "
-                "gives no zone to introduce it in (REQ-3)"
-            )
-        return iid
-
-    def original_instance(self, obs: Observation) -> str | None:
-        """The held instance a `create_copy` names as its `original`, if it names one (REQ-3)."""
-        if "original" not in obs.data:
-            return None
-        handle = obs.handle("original")
-        iid = self.by_handle.get(handle)
-        if iid is None:
-            raise RequestError(f"{obs.label()}: the original {handle!r} is not held (REQ-3)")
-        return iid
-
     def inherited_name(self, original: Entry) -> str | None:
         """The name a copy takes from its original when its own description shows none: the
         original's card-table name at that observation, if known (TOK-5)."""
         return original.name
-
-    def check_not_melded(self, obs: Observation) -> None:
-        """A melded permanent's handle names no object until the next game (REQ-4)."""
-        data = obs.data
-        named = [data[key] for key in ("object", "new_object", "original") if key in data]
-        for key in ("objects", "carried"):
-            if isinstance(data.get(key), list):
-                named += data[key]
-        for handle in named:
-            if isinstance(handle, str) and handle in self.melded:
-                raise RequestError(
-                    f"{obs.label()}: handle {handle!r} is a melded permanent's, which names no "
-                    "card; its cards move one by one (REQ-4)"
-                )
-
-    def check_handle_free(self, obs: Observation, handle: str, iid: str | None) -> None:
-        """A handle given to an object must not be another live object's (REQ-2)."""
-        other = self.by_handle.get(handle)
-        if other is not None and other != iid:
-            raise RequestError(
-                f"{obs.label()}: handle {handle!r} is still held by a live object in "
-                f"{self.zone_of[other]} (REQ-2)"
-            )
-
-    def check_fits(self, obs: Observation, zone: str, position: Position, *, putting: bool) -> None:
-        """A position the library's known size rules out is inconsistent (REQ-5)."""
-        library = self.library(zone)
-        if not library.fits(position, putting=putting):
-            where = "an unknown position" if position is None else f"position {position}"
-            self.size_conflict(obs, f"{where} does not fit {zone}, of known size {library.size}")
-
-    def size_conflict(self, obs: Observation, what: str) -> None:
-        """Positions or counts the known library size rules out: inconsistent (REQ-5)."""
-        raise RequestError(f"{obs.label()}: {what} (REQ-5)")
 
     # ----------------------------------------------------------------- placing instances
 
@@ -919,48 +360,6 @@ class Writer:
             return  # TOK-4: it ceases to exist as it arrives, and takes no position
         self.put_card(dst, position, iid)
 
-    def put_card(self, dst: str, position: Position, iid: str | None) -> None:
-        """Put a card into a library (`iid` None: a card nobody can name, LIB-8). At an unknown
-        position every ID there ends, the card's own too (E4); without a known size, past one
-        more than the known run of its end, the other end's IDs end and so does the card's own
-        (E13, E14: it may have gone to the other end, LIB-7); else it is tracked there (LIB-1)."""
-        library = self.library(dst)
-        if position is None:
-            self.end_library(dst)
-        elif library.reaches_past_run(position, putting=True):
-            self.end_ids(library.drop_other_end(position))
-        else:
-            library.put(iid, position)
-            if iid is not None:
-                self.move_to(iid, dst)
-            return
-        library.put(None, position)
-        if iid is not None:
-            self.end(iid)
-
-    def place(self, iid: str, zone: str, handle: str) -> None:
-        """Record a live instance outside libraries under the source's current handle."""
-        self.unhandle(iid)
-        stale = self.by_handle.get(handle)
-        if stale is not None:  # only mutants get here: the request checks rule it out (REQ-2)
-            self.handle_of.pop(stale, None)
-        self.by_handle[handle] = iid
-        self.handle_of[iid] = handle
-        self.move_to(iid, zone)
-
-    def move_to(self, iid: str, zone: str) -> None:
-        """Record the zone a live instance is now in."""
-        old = self.zone_of.get(iid)
-        if old is not None:
-            del self.in_zone[old][iid]
-        self.zone_of[iid] = zone
-        self.in_zone.setdefault(zone, {})[iid] = None
-
-    def unhandle(self, iid: str) -> None:
-        handle = self.handle_of.pop(iid, None)
-        if handle is not None:
-            self.by_handle.pop(handle, None)
-
     def create(
         self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None
     ) -> str:
@@ -974,22 +373,20 @@ class Writer:
         description = obs.description("card")
         # TOK-5: the name the copy's own description resolves to (by its name, source ID or
         # printing), else the original's.
-        if inherited is not None and (description is None or self.resolve(description).name is None):
+        if inherited is not None and (
+            description is None or self.database.resolve(description).name is None
+        ):
             named = Identity(name=inherited, printing=None, source_ids=())
             self.entries[iid] = self.bind(self.entries[iid], named, obs.index)
         self.describe(iid, description, obs.index)
-        if self.ends_at_creation(kind, zone):
+        if self.ends_at_creation(zone):
             self.end(iid)
         return iid
 
-    def ends_at_creation(self, kind: Kind, zone: str) -> bool:
+    def ends_at_creation(self, zone: str) -> bool:
         """Whether a created object's ID ends at once: in another player's hand without hidden
         tracking (E7), or in a library, where it ceases to exist (TOK-4)."""
         return self.loses_track_in(zone) or is_library(zone)
-
-    def creation_kind(self, kind: Kind) -> Kind:
-        """The kind a created object is marked with (TOK-1)."""
-        return kind
 
     # ----------------------------------------------------------------- ending IDs
 
@@ -1016,165 +413,6 @@ class Writer:
             and zone_player(zone) != self.perspective
             and not self.hidden_tracking
         )
-
-    def end(self, iid: str) -> None:
-        """The ID ends: P can no longer follow the card, by handle or by position (ID-2)."""
-        zone = self.zone_of.pop(iid, None)
-        self.unhandle(iid)
-        self.face_down.discard(iid)
-        if zone is not None:
-            del self.in_zone[zone][iid]
-            if is_library(zone):
-                self.library(zone).forget(iid)
-
-    def end_ids(self, iids: Iterable[str]) -> None:
-        for iid in list(iids):
-            self.end(iid)
-
-    def end_library(self, zone: str) -> None:
-        """Every ID in the library ends, and no position in it is known any more."""
-        self.library(zone).clear()  # first: then ending each ID finds no position to forget
-        self.end_ids(self.in_zone.get(zone, ()))
-
-    def end_all(self, keep: Iterable[str]) -> None:
-        """Every live ID ends, except those kept; no library position or size is known any more."""
-        kept = set(keep)
-        self.libraries.clear()
-        self.end_ids(iid for iid in self.zone_of if iid not in kept)
-
-    # ----------------------------------------------------------------- entries
-
-    def new_card(self, obs: Observation, *, seen_in: str, goes_to: str | None) -> str:
-        """A fresh instance (ID-7), with the owner OWN-1 derives and the kind the observation
-        gives, a card unless it says `kind` (TOK-6)."""
-        return self.allocate(
-            owner=self.owner_of_new(obs, seen_in, goes_to),
-            kind=self.introduced_kind(obs, seen_in),
-            index=obs.index,
-        )
-
-    def introduced_kind(self, obs: Observation, seen_in: str) -> Kind:
-        """The kind of an object an observation introduces: its `kind`, else a card (TOK-6). A
-        token or copy is never in a library (TOK-4), so one seen there is inconsistent."""
-        shown = obs.get("kind", "card")
-        kind = KINDS.get(shown) if isinstance(shown, str) else None
-        if kind is None:
-            raise RequestError(f"{obs.label()}: `kind` is not card, token or copy: {shown!r}")
-        if kind != "card" and is_library(seen_in):
-            raise RequestError(f"{obs.label()}: a {kind} is never in a library (TOK-4)")
-        return kind
-
-    def owner_of_new(self, obs: Observation, seen_in: str, goes_to: str | None) -> str:
-        """OWN-1: the observation's owner; else the player of the hand, library or graveyard the
-        card goes to (CR 400.3); else the player of the zone it is seen in or comes from; never
-        the controller."""
-        owner = (
-            obs.get("owner")
-            or (goes_to is not None and zone_player(goes_to))
-            or zone_player(seen_in)
-        )
-        if not owner:
-            raise RequestError(
-                f"observation {obs.index}: a card first seen in {seen_in} needs an `owner`"
-            )
-        return owner
-
-    def allocate(self, *, owner: str, kind: Kind, index: int) -> str:
-        """A new ID, never used before in this request (ID-2)."""
-        iid = f"c{self.next_number}"
-        self.next_number += 1
-        self.entries[iid] = Entry(id=iid, owner=owner, kind=kind, first_seen=index)
-        return iid
-
-    def library_zone(self, obs: Observation) -> str:
-        zone = obs.zone("zone")
-        if not is_library(zone):
-            raise RequestError(f"observation {obs.index}: {zone} is not a library")
-        return zone
-
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, Library())
-
-    # ----------------------------------------------------------------- names and printings
-
-    def describe(self, iid: str, description: Description | None, index: int) -> None:
-        """Bind what a description shows to the instance (VIS-1, VIS-2)."""
-        if description is not None:
-            self.entries[iid] = self.bind(self.entries[iid], self.resolve(description), index)
-
-    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
-        """The name is bound once; a printing is bound once, whenever it is first shown; source
-        IDs accumulate; a description of another card binds nothing (NAME-5, PRINT-4). The first
-        observation that binds anything is `revealed_at` (VIS-2)."""
-        if identity.name is not None and entry.name is not None and identity.name != entry.name:
-            return entry  # it describes another card; nothing here is about this one
-        name = entry.name if entry.name is not None else identity.name
-        printing = entry.printing
-        if printing is None and entry.kind == "card":  # PRINT-3: no printing for tokens and copies
-            printing = identity.printing
-        new_ids = tuple(s for s in identity.source_ids if s not in entry.source_ids)
-        revealed_at = entry.revealed_at
-        if revealed_at is None and (name != entry.name or printing != entry.printing or new_ids):
-            revealed_at = self.revealed_at(entry, index)
-        return replace(
-            entry,
-            name=name,
-            revealed_at=revealed_at,
-            printing=printing,
-            source_ids=entry.source_ids + new_ids,
-        )
-
-    def revealed_at(self, entry: Entry, index: int) -> int:
-        """The observation that first bound a description to the card (VIS-2)."""
-        return index
-
-    def resolve(self, description: Description) -> Identity:
-        """Map a description through the card database section (observations.md)."""
-        card, mapped = self.identify(description)
-        if card is not None:
-            name: str | None = self.oracle_name(card)
-        else:  # no card matched: the name as shown, which is how token names arrive
-            name = None if description.name is None else self.shown_name(description.name)
-        return Identity(
-            name=name,
-            printing=self.recorded_printing(description, card, mapped),
-            source_ids=() if description.source_id is None else (description.source_id,),
-        )
-
-    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
-        """The card a description names, by the first step of NAME-7 that matches, and the
-        printing its source ID maps to, if any."""
-        if description.source_id is not None and description.source_id in self.by_source_id:
-            return self.by_source_id[description.source_id]
-        if description.printing is not None:
-            card = self.by_printing.get(self.printing_key(description.printing))
-            if card is not None:
-                return card, None
-        if description.name is not None:
-            shown = self.shown_name(description.name)
-            for step in self.by_name:
-                card = step.get(shown)
-                if card is not None:
-                    return card, None
-        return None, None
-
-    def printing_key(self, printing: Printing) -> tuple[str, str]:
-        """How the database section's printings are looked up: set codes without case (R10)."""
-        return printing.key()
-
-    def shown_name(self, name: str) -> str:
-        """A name as the source showed it, in the form names are compared and recorded (NAME-6)."""
-        return normalize_name(name)
-
-    def oracle_name(self, card: CardFacts) -> str:
-        """The card-table name of a database card (NAME-1, NAME-2, NAME-4)."""
-        return normalize_name(card.name)
-
-    def recorded_printing(
-        self, description: Description, card: CardFacts | None, mapped: Printing | None
-    ) -> Printing | None:
-        """The printing the source showed, directly or through a source ID (PRINT-1, PRINT-3)."""
-        return description.printing if description.printing is not None else mapped
 
 
 def write(request: Mapping[str, Any]) -> dict[str, Any]:

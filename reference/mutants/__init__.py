@@ -1,4 +1,16 @@
-"""Deliberately wrong implementations: each breaks one rule, to show the cases catch it."""
+"""Deliberately wrong implementations: each breaks one rule, to show the cases catch it.
+
+The mutation surface of the writer: a writer mutant subclasses `Writer` and overrides only
+- the handler of an observation type, a method `Writer.handlers` or `unseen_handlers` names;
+- a part, `LIBRARY`, `OBSERVATION` or `DATABASE`, set to its own subclass of `Library`,
+  `Observation` or `CardDatabase`, which may override any method of that class;
+- one of the rules in WRITER_SURFACE, each a step the reference takes anyway, named for what it
+  decides (the reference has no method that exists only to be overridden);
+- `__init__`, to keep state of its own, or `run`, to rewrite the result.
+It may call any method. tests/test_mutation_surface.py holds every writer mutant to this, and
+every name of WRITER_SURFACE to some mutant: any other method of the reference may change
+without a mutant noticing. (A reader mutant overrides any method or pattern of CardTableReader.)
+"""
 
 from __future__ import annotations
 
@@ -6,26 +18,39 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, Self
 
-from cardid_reference.errors import RequestError
-from cardid_reference.reader import CardTableReader, Cursor
-from cardid_reference.writer import (
+from cardid_reference.cards import (
+    CardDatabase,
     CardFacts,
     Description,
-    End,
-    Entry,
     Identity,
-    Kind,
-    Library,
-    Observation,
-    Position,
     Printing,
-    Writer,
-    is_library,
     normalize_name,
-    zone_kind,
-    zone_player,
+)
+from cardid_reference.errors import RequestError
+from cardid_reference.instances import Entry, Kind
+from cardid_reference.library import End, Library, Position
+from cardid_reference.reader import CardTableReader, Cursor
+from cardid_reference.request import Observation, is_library, zone_kind, zone_player
+from cardid_reference.writer import Writer
+
+#: The rules of Writer (and of Instances, its record of the game) a mutant may override.
+WRITER_SURFACE = frozenset(
+    {
+        # which instance an observation refers to
+        "moving_instance", "shown_in_place", "leave_library", "library_card_shown",
+        "held", "tracked", "original_instance",
+        # a new instance: its ID, owner, kind and name
+        "new_card", "allocate", "owner_of_new", "introduced_kind", "create", "inherited_name",
+        # where an instance goes, and when its ID ends
+        "arrive", "put_card", "place",
+        "end", "ends_after_move", "ends_at_creation", "ceases_to_exist", "loses_track_in",
+        # what its card-table entry says
+        "describe", "bind",
+        # what a request may not do (REQ-2, REQ-4, REQ-5)
+        "check_handle_free", "check_not_melded", "check_fits", "size_conflict",
+    }
 )
 
 #: Mutant name -> the writer or reader class that breaks one behaviour.
@@ -44,28 +69,6 @@ def mutant(name: str) -> Callable[[type], type]:
         return cls
 
     return register
-
-
-class _LibrariesOf(Writer):
-    """A writer whose libraries are all of the class LIBRARY: the base of the mutants that
-    break how a library keeps its cards."""
-
-    LIBRARY: type[Library] = Library
-
-    def library(self, zone: str) -> Library:
-        return self.libraries.setdefault(zone, self.LIBRARY())
-
-
-class _ObservationsOf(Writer):
-    """A writer whose observations are all of the class OBSERVATION: the base of the mutants
-    that misread a field of an observation (a position)."""
-
-    OBSERVATION: type[Observation] = Observation
-
-    @classmethod
-    def _observation(cls, index: int, data: Any) -> Observation:
-        obs = Writer._observation(index, data)
-        return cls.OBSERVATION(index=obs.index, data=obs.data)
 
 
 def broken_role(name: str) -> str:
@@ -168,7 +171,7 @@ class KeepThroughShuffle(Writer):
     """Keeps library IDs and positions through a shuffle (LIB-2, E1)."""
 
     def on_shuffle(self, obs: Observation) -> None:
-        self.library_zone(obs)
+        obs.library_zone()
 
 
 @mutant("keep-through-reorder")
@@ -176,7 +179,7 @@ class KeepThroughReorder(Writer):
     """Keeps the IDs at positions a reorder made unknown (LIB-3, E3)."""
 
     def on_reorder(self, obs: Observation) -> None:
-        self.library_zone(obs)
+        obs.library_zone()
 
 
 @mutant("unknown-position-local")
@@ -261,17 +264,17 @@ class NeverTrackHidden(Writer):
 class EarlyReveal(Writer):
     """Dates the identity to the instance's first observation, naming it retroactively (VIS-2)."""
 
-    def revealed_at(self, entry: Entry, index: int) -> int:
-        return entry.first_seen
+    def bind(self, entry: Entry, identity: Identity, index: int) -> Entry:
+        bound = super().bind(entry, identity, index)
+        if entry.revealed_at is None and bound.revealed_at is not None:
+            return replace(bound, revealed_at=entry.first_seen)
+        return bound
 
 
 # --------------------------------------------------------------------------- names
 
 
-@mutant("face-name")
-class FaceName(Writer):
-    """Records the name as the source showed it, without the card database (NAME-1, NAME-2)."""
-
+class _FaceName(CardDatabase):
     def resolve(self, description: Description) -> Identity:
         identity = super().resolve(description)
         if description.name is None:
@@ -279,23 +282,38 @@ class FaceName(Writer):
         return replace(identity, name=self.shown_name(description.name))
 
 
+@mutant("face-name")
+class FaceName(Writer):
+    """Records the name as the source showed it, without the card database (NAME-1, NAME-2)."""
+
+    DATABASE = _FaceName
+
+
+class _FrontFaceName(CardDatabase):
+    def oracle_name(self, card: CardFacts) -> str:
+        return card.faces[0] if card.faces else super().oracle_name(card)
+
+
 @mutant("front-face-name")
 class FrontFaceName(Writer):
     """Names a multi-faced card by its front face only (NAME-2)."""
 
-    def oracle_name(self, card: CardFacts) -> str:
-        return card.faces[0] if card.faces else super().oracle_name(card)
+    DATABASE = _FrontFaceName
+
+
+class _StripAlchemy(CardDatabase):
+    def resolve(self, description: Description) -> Identity:
+        identity = super().resolve(description)
+        if identity.name is None:
+            return identity
+        return replace(identity, name=identity.name.removeprefix("A-"))
 
 
 @mutant("strip-alchemy")
 class StripAlchemy(Writer):
     """Drops the "A-" prefix of Alchemy rebalanced cards (NAME-4)."""
 
-    def resolve(self, description: Description) -> Identity:
-        identity = super().resolve(description)
-        if identity.name is None:
-            return identity
-        return replace(identity, name=identity.name.removeprefix("A-"))
+    DATABASE = _StripAlchemy
 
 
 @mutant("last-name-wins")
@@ -315,7 +333,7 @@ class CopyRenames(Writer):
     def on_become_copy(self, obs: Observation) -> str:
         iid = self.tracked(obs)
         copy_of = obs.description("copy_of")
-        identity = None if copy_of is None else self.resolve(copy_of)
+        identity = None if copy_of is None else self.database.resolve(copy_of)
         entry = self.entries[iid]
         if identity is not None and identity.name is not None:
             revealed_at = obs.index if entry.revealed_at is None else entry.revealed_at
@@ -343,24 +361,25 @@ class MeldRenames(Writer):
         iid = super().on_meld(obs)
         melded = obs.description("melded")
         if melded is not None:
-            identity = self.resolve(melded)
+            identity = self.database.resolve(melded)
             if identity.name is not None:
                 self.entries[iid] = replace(self.entries[iid], name=identity.name)
         return iid
+
+
+class _CurlyApostrophe(CardDatabase):
+    def shown_name(self, name: str) -> str:
+        return unicodedata.normalize("NFC", name)
 
 
 @mutant("curly-apostrophe")
 class CurlyApostrophe(Writer):
     """Keeps U+2019 apostrophes as the source showed them (NAME-6)."""
 
-    def shown_name(self, name: str) -> str:
-        return unicodedata.normalize("NFC", name)
+    DATABASE = _CurlyApostrophe
 
 
-@mutant("no-nfc")
-class NoNfc(Writer):
-    """Records names without Unicode NFC normalization (NAME-6)."""
-
+class _NoNfc(CardDatabase):
     def shown_name(self, name: str) -> str:
         return name.replace("\u2019", "'")
 
@@ -368,23 +387,31 @@ class NoNfc(Writer):
         return card.name
 
 
+@mutant("no-nfc")
+class NoNfc(Writer):
+    """Records names without Unicode NFC normalization (NAME-6)."""
+
+    DATABASE = _NoNfc
+
+
 # ------------------------------------------------------------------ printings and source IDs
 
 
-@mutant("no-printing")
-class NoPrinting(Writer):
-    """Never records a printing (PRINT-1)."""
-
+class _NoPrinting(CardDatabase):
     def recorded_printing(
         self, description: Description, card: CardFacts | None, mapped: Printing | None
     ) -> Printing | None:
         return None
 
 
-@mutant("guess-printing")
-class GuessPrinting(Writer):
-    """Records the card database's first printing when the source showed only a name (PRINT-3)."""
+@mutant("no-printing")
+class NoPrinting(Writer):
+    """Never records a printing (PRINT-1)."""
 
+    DATABASE = _NoPrinting
+
+
+class _GuessPrinting(CardDatabase):
     def recorded_printing(
         self, description: Description, card: CardFacts | None, mapped: Printing | None
     ) -> Printing | None:
@@ -394,10 +421,14 @@ class GuessPrinting(Writer):
         return shown
 
 
-@mutant("int-collector-number")
-class IntCollectorNumber(Writer):
-    """Strips leading zeros as an integer parse would: "010" -> "10", "2024-01" -> "2024-1" (PRINT-2)."""
+@mutant("guess-printing")
+class GuessPrinting(Writer):
+    """Records the card database's first printing when the source showed only a name (PRINT-3)."""
 
+    DATABASE = _GuessPrinting
+
+
+class _IntCollectorNumber(CardDatabase):
     def recorded_printing(
         self, description: Description, card: CardFacts | None, mapped: Printing | None
     ) -> Printing | None:
@@ -407,10 +438,14 @@ class IntCollectorNumber(Writer):
         return replace(printing, number=re.sub(r"(?<![0-9])0+(?=[0-9])", "", printing.number))
 
 
-@mutant("db-source-ids")
-class DbSourceIds(Writer):
-    """Records every source ID the database lists for the printing, not the one shown (SRC-1)."""
+@mutant("int-collector-number")
+class IntCollectorNumber(Writer):
+    """Strips leading zeros as an integer parse would: "010" -> "10", "2024-01" -> "2024-1" (PRINT-2)."""
 
+    DATABASE = _IntCollectorNumber
+
+
+class _DbSourceIds(CardDatabase):
     def resolve(self, description: Description) -> Identity:
         identity = super().resolve(description)
         for card in self.cards:
@@ -418,6 +453,13 @@ class DbSourceIds(Writer):
                 if description.source_id in known.source_ids:
                     return replace(identity, source_ids=known.source_ids)
         return identity
+
+
+@mutant("db-source-ids")
+class DbSourceIds(Writer):
+    """Records every source ID the database lists for the printing, not the one shown (SRC-1)."""
+
+    DATABASE = _DbSourceIds
 
 
 @mutant("source-id-identity")
@@ -440,8 +482,8 @@ class SourceIdIdentity(Writer):
 class TokenAsCard(Writer):
     """Marks tokens and copies as cards (TOK-1)."""
 
-    def creation_kind(self, kind: Kind) -> Kind:
-        return "card"
+    def create(self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None) -> str:
+        return super().create(obs, kind="card", zone=zone, inherited=inherited)
 
 
 @mutant("token-survives")
@@ -514,7 +556,7 @@ class SizeIgnored(Writer):
     """Ignores `library_size`: a library's two ends never meet, no size is checked (LIB-5)."""
 
     def on_library_size(self, obs: Observation) -> None:
-        self.library_zone(obs)
+        obs.library_zone()
         obs.integer("size", 0)
 
 
@@ -538,7 +580,7 @@ class _SeparateEnds(Library):
 
 
 @mutant("bottom-card-never-drawn-from-top")
-class BottomCardNeverDrawnFromTop(_LibrariesOf):
+class BottomCardNeverDrawnFromTop(Writer):
     """Never counts a position from the other end, so the last card is never the bottom one (LIB-5)."""
 
     LIBRARY = _SeparateEnds
@@ -559,7 +601,7 @@ class _ClampingLibrary(Library):
 
 
 @mutant("size-clamps-positions")
-class SizeClampsPositions(_LibrariesOf):
+class SizeClampsPositions(Writer):
     """Moves a card tracked beyond a newly shown library size to its last position instead of rejecting the size (REQ-5)."""
 
     LIBRARY = _ClampingLibrary
@@ -569,8 +611,10 @@ class SizeClampsPositions(_LibrariesOf):
 class KnownReorderEndsIds(Writer):
     """Ends the reordered cards' IDs even when the source shows the new order (LIB-6)."""
 
-    def reordered(self, library: Library, end: End, order: list[int]) -> list[str]:
-        return library.scramble(end, len(order))
+    def on_reorder(self, obs: Observation) -> None:
+        super().on_reorder(replace(obs, data={k: v for k, v in obs.data.items() if k != "order"}))
+        if "order" in obs.data:
+            obs.order(obs.integer("count", 1))  # still read, and rejected unless a permutation
 
 
 class _BottomOnly(Observation):
@@ -584,22 +628,28 @@ class _BottomOnly(Observation):
 
 
 @mutant("negative-position-is-bottom")
-class NegativePositionIsBottom(_ObservationsOf):
+class NegativePositionIsBottom(Writer):
     """Reads every position counted from the bottom (-2, -3, ...) as the bottom card (LIB-1)."""
 
     OBSERVATION = _BottomOnly
+
+
+class _StrictIntegers(Observation):
+    __slots__ = ()
+
+    @classmethod
+    def read(cls, index: int, data: Any) -> Self:
+        for key in ("position", "from_position", "count", "size"):
+            if isinstance(data, dict) and isinstance(data.get(key), float):
+                raise RequestError(f"observation {index}: `{key}` is not an integer")
+        return super().read(index, data)
 
 
 @mutant("integral-float-rejected")
 class IntegralFloatRejected(Writer):
     """Rejects a position or count written 1.0, as a strict integer type would (LIB-1)."""
 
-    @staticmethod
-    def _observation(index: int, data: Any) -> Observation:
-        for key in ("position", "from_position", "count", "size"):
-            if isinstance(data, dict) and isinstance(data.get(key), float):
-                raise RequestError(f"observation {index}: `{key}` is not an integer")
-        return Writer._observation(index, data)
+    OBSERVATION = _StrictIntegers
 
 
 # ------------------------------------------------------------------ spec 1.1.0: requests
@@ -665,16 +715,13 @@ class RevealedAtNeedsName(Writer):
         bound = super().bind(entry, identity, index)
         if entry.name is not None:
             return bound
-        revealed_at = None if bound.name is None else self.revealed_at(entry, index)
+        revealed_at = None if bound.name is None else index
         return replace(bound, revealed_at=revealed_at)
 
 
-@mutant("name-matches-any-step")
-class NameMatchesAnyStep(Writer):
-    """Looks names, faces and aliases up in one table, the first card listed winning (NAME-7)."""
-
-    def index_cards(self) -> None:
-        super().index_cards()
+class _NameMatchesAnyStep(CardDatabase):
+    def __init__(self, cards: Iterable[CardFacts]) -> None:
+        super().__init__(cards)
         any_name: dict[str, CardFacts] = {}
         for card in self.cards:
             for name in (card.name, *card.faces, *card.aliases):
@@ -682,10 +729,14 @@ class NameMatchesAnyStep(Writer):
         self.by_name = (any_name,)
 
 
-@mutant("name-before-printing")
-class NameBeforePrinting(Writer):
-    """Resolves a description by its name before its printing (NAME-7's steps 2 and 3 swapped)."""
+@mutant("name-matches-any-step")
+class NameMatchesAnyStep(Writer):
+    """Looks names, faces and aliases up in one table, the first card listed winning (NAME-7)."""
 
+    DATABASE = _NameMatchesAnyStep
+
+
+class _NameBeforePrinting(CardDatabase):
     def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
         if description.source_id is None and description.name is not None:
             by_name = replace(description, printing=None)
@@ -695,22 +746,37 @@ class NameBeforePrinting(Writer):
         return super().identify(description)
 
 
-@mutant("source-id-printing-over-shown")
-class SourceIdPrintingOverShown(Writer):
-    """Records the printing a source ID maps to, not the one the description shows beside it (PRINT-2)."""
+@mutant("name-before-printing")
+class NameBeforePrinting(Writer):
+    """Resolves a description by its name before its printing (NAME-7's steps 2 and 3 swapped)."""
 
+    DATABASE = _NameBeforePrinting
+
+
+class _SourceIdPrintingOverShown(CardDatabase):
     def recorded_printing(
         self, description: Description, card: CardFacts | None, mapped: Printing | None
     ) -> Printing | None:
         return mapped if mapped is not None else description.printing
 
 
+@mutant("source-id-printing-over-shown")
+class SourceIdPrintingOverShown(Writer):
+    """Records the printing a source ID maps to, not the one the description shows beside it (PRINT-2)."""
+
+    DATABASE = _SourceIdPrintingOverShown
+
+
+class _SetCodeLookupCaseSensitive(CardDatabase):
+    def printing_key(self, printing: Printing) -> tuple[str, str]:
+        return printing.set, printing.number
+
+
 @mutant("set-code-lookup-case-sensitive")
 class SetCodeLookupCaseSensitive(Writer):
     """Looks printings up in the card database section with the set code's case, at NAME-7's step 2 (PRINT-2, NAME-7)."""
 
-    def printing_key(self, printing: Printing) -> tuple[str, str]:
-        return printing.set, printing.number
+    DATABASE = _SetCodeLookupCaseSensitive
 
 
 @mutant("printing-overwritten-later")
@@ -919,7 +985,7 @@ class LibrarySizeResyncs(Writer):
     """Takes a library_size that differs from the known size as the new size, instead of rejecting it (REQ-5)."""
 
     def on_library_size(self, obs: Observation) -> None:
-        library = self.library(self.library_zone(obs))
+        library = self.library(obs.library_zone())
         if library.size is not None and library.size != obs.integer("size", 0):
             library.size = None
         super().on_library_size(obs)
@@ -948,7 +1014,7 @@ class ReorderCountUnchecked(Writer):
     """Answers a reorder of more cards than the library's known size (REQ-5)."""
 
     def on_reorder(self, obs: Observation) -> None:
-        library = self.library(self.library_zone(obs))
+        library = self.library(obs.library_zone())
         known, library.size = library.size, None
         try:
             super().on_reorder(obs)
@@ -1069,11 +1135,17 @@ class MulliganKeepsSize(Writer):
 class NewGameKeepsSizes(Writer):
     """Ends every ID at a new game or restart but keeps the libraries' known sizes (ID-9, LIB-5)."""
 
-    def end_all(self, keep: Iterable[str]) -> None:
+    def _sizes_kept(self, apply: Callable[[Observation], None], obs: Observation) -> None:
         sizes = {zone: library.size for zone, library in self.libraries.items()}
-        super().end_all(keep)
+        apply(obs)
         for zone, size in sizes.items():
             self.library(zone).size = size
+
+    def on_game_start(self, obs: Observation) -> None:
+        self._sizes_kept(super().on_game_start, obs)
+
+    def on_restart(self, obs: Observation) -> None:
+        self._sizes_kept(super().on_restart, obs)
 
 
 @mutant("shuffle-forgets-size")
@@ -1082,7 +1154,7 @@ class ShuffleForgetsSize(Writer):
 
     def on_shuffle(self, obs: Observation) -> None:
         super().on_shuffle(obs)
-        self.library(self.library_zone(obs)).size = None
+        self.library(obs.library_zone()).size = None
 
 
 @mutant("unknown-take-keeps-size")
@@ -1108,7 +1180,7 @@ class _UnknownPutUncountedLibrary(Library):
 
 
 @mutant("unknown-put-uncounted")
-class UnknownPutUncounted(_LibrariesOf):
+class UnknownPutUncounted(Writer):
     """Does not count a card put into a library at an unknown position in its known size (LIB-3, LIB-5)."""
 
     LIBRARY = _UnknownPutUncountedLibrary
@@ -1126,7 +1198,7 @@ class _NearEndLibrary(Library):
 
 
 @mutant("reorder-near-end-only")
-class ReorderNearEndOnly(_LibrariesOf):
+class ReorderNearEndOnly(Writer):
     """Ends only the IDs tracked from the reordered end, missing those the known size brings in reach from the other (LIB-3)."""
 
     LIBRARY = _NearEndLibrary
@@ -1135,10 +1207,7 @@ class ReorderNearEndOnly(_LibrariesOf):
 # ------------------------------------------------------------ names, printings, tokens, copies
 
 
-@mutant("lookup-step-by-fields-shown")
-class LookupStepByFieldsShown(Writer):
-    """Picks the NAME-7 step by which fields a description has, so an unlisted source ID hides the rest (NAME-7)."""
-
+class _LookupStepByFieldsShown(CardDatabase):
     def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
         if description.source_id is not None:
             return self.by_source_id.get(description.source_id, (None, None))
@@ -1147,12 +1216,16 @@ class LookupStepByFieldsShown(Writer):
         return super().identify(description)
 
 
-@mutant("alchemy-prefix-ignored")
-class AlchemyPrefixIgnored(Writer):
-    """Compares names without the "A-" prefix, so Winota and A-Winota match each other (NAME-4, NAME-7)."""
+@mutant("lookup-step-by-fields-shown")
+class LookupStepByFieldsShown(Writer):
+    """Picks the NAME-7 step by which fields a description has, so an unlisted source ID hides the rest (NAME-7)."""
 
-    def index_cards(self) -> None:
-        super().index_cards()
+    DATABASE = _LookupStepByFieldsShown
+
+
+class _AlchemyPrefixIgnored(CardDatabase):
+    def __init__(self, cards: Iterable[CardFacts]) -> None:
+        super().__init__(cards)
         self.by_name = tuple(
             {name.removeprefix("A-"): card for name, card in reversed(step.items())} for step in self.by_name
         )
@@ -1161,6 +1234,13 @@ class AlchemyPrefixIgnored(Writer):
         if description.name is None:
             return super().identify(description)
         return super().identify(replace(description, name=description.name.removeprefix("A-")))
+
+
+@mutant("alchemy-prefix-ignored")
+class AlchemyPrefixIgnored(Writer):
+    """Compares names without the "A-" prefix, so Winota and A-Winota match each other (NAME-4, NAME-7)."""
+
+    DATABASE = _AlchemyPrefixIgnored
 
 
 @mutant("token-printing-recorded")
@@ -1178,23 +1258,17 @@ class TokenPrintingRecorded(Writer):
 class TokenSkipsCardDatabase(Writer):
     """Names a token as its description shows it, never looking it up in the card section (NAME-1, NAME-7)."""
 
-    creating: Kind | None = None
-
     def create(self, obs: Observation, *, kind: Kind, zone: str, inherited: str | None = None) -> str:
-        self.creating = kind
+        if kind != "token":
+            return super().create(obs, kind=kind, zone=zone, inherited=inherited)
+        database, self.database = self.database, CardDatabase(())  # a section listing no card
         try:
             return super().create(obs, kind=kind, zone=zone, inherited=inherited)
         finally:
-            self.creating = None
-
-    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
-        return (None, None) if self.creating == "token" else super().identify(description)
+            self.database = database
 
 
-@mutant("unmatched-name-keeps-curly-apostrophe")
-class UnmatchedNameKeepsCurlyApostrophe(Writer):
-    """Reads U+2019 as U+0027 only to look a name up, so a name matching no card keeps it (NAME-6)."""
-
+class _UnmatchedNameKeepsCurlyApostrophe(CardDatabase):
     def resolve(self, description: Description) -> Identity:
         identity = super().resolve(description)
         if self.identify(description)[0] is None and description.name is not None:
@@ -1202,28 +1276,40 @@ class UnmatchedNameKeepsCurlyApostrophe(Writer):
         return identity
 
 
+@mutant("unmatched-name-keeps-curly-apostrophe")
+class UnmatchedNameKeepsCurlyApostrophe(Writer):
+    """Reads U+2019 as U+0027 only to look a name up, so a name matching no card keeps it (NAME-6)."""
+
+    DATABASE = _UnmatchedNameKeepsCurlyApostrophe
+
+
+class _NfkcNames(CardDatabase):
+    def shown_name(self, name: str) -> str:
+        return unicodedata.normalize("NFKC", name.replace("\u2019", "'"))
+
+
 @mutant("nfkc-names")
 class NfkcNames(Writer):
     """Normalizes shown names with NFKC rather than NFC, folding full-width signs (NAME-6)."""
 
-    def shown_name(self, name: str) -> str:
-        return unicodedata.normalize("NFKC", name.replace("\u2019", "'"))
+    DATABASE = _NfkcNames
+
+
+class _NamesInNfd(CardDatabase):
+    def oracle_name(self, card: CardFacts) -> str:
+        return unicodedata.normalize("NFD", super().oracle_name(card))
 
 
 @mutant("names-in-nfd")
 class NamesInNfd(Writer):
     """Records names decomposed (NFD), as a parser that decomposes names to look them up (NAME-6)."""
 
-    def oracle_name(self, card: CardFacts) -> str:
-        return unicodedata.normalize("NFD", super().oracle_name(card))
+    DATABASE = _NamesInNfd
 
 
-@mutant("source-id-value-only")
-class SourceIdValueOnly(Writer):
-    """Looks source IDs up by their value alone, so mtgo:70321 finds the card listed with arena:70321 (NAME-7, SRC-1)."""
-
-    def index_cards(self) -> None:
-        super().index_cards()
+class _SourceIdValueOnly(CardDatabase):
+    def __init__(self, cards: Iterable[CardFacts]) -> None:
+        super().__init__(cards)
         self.by_value: dict[str, tuple[CardFacts, Printing | None]] = {}
         for source_id, found in self.by_source_id.items():
             self.by_value.setdefault(source_id.split(":", 1)[-1], found)
@@ -1234,6 +1320,13 @@ class SourceIdValueOnly(Writer):
             if found is not None:
                 return found
         return super().identify(description)
+
+
+@mutant("source-id-value-only")
+class SourceIdValueOnly(Writer):
+    """Looks source IDs up by their value alone, so mtgo:70321 finds the card listed with arena:70321 (NAME-7, SRC-1)."""
+
+    DATABASE = _SourceIdValueOnly
 
 
 @mutant("copy-names-unnamed-card")

@@ -3,9 +3,11 @@ way a careful implementer of 1.1.0, or a hurried one of 1.2.0, plausibly would."
 
 from __future__ import annotations
 
-from cardid_reference.writer import End, Library, Observation, Position, Writer
+from cardid_reference.library import End, Library, Position
+from cardid_reference.request import Observation
+from cardid_reference.writer import Writer
 
-from . import _LibrariesOf, _ObservationsOf, mutant
+from . import mutant
 
 
 class _EndsNeverMeet(Library):
@@ -16,7 +18,7 @@ class _EndsNeverMeet(Library):
 
 
 @mutant("ends-never-meet-without-size")
-class EndsNeverMeetWithoutSize(_LibrariesOf):
+class EndsNeverMeetWithoutSize(Writer):
     """Keeps the two ends of a library of unknown size apart whatever reaches past a known run, as 1.1.0 read (LIB-7)."""
 
     LIBRARY = _EndsNeverMeet
@@ -44,7 +46,7 @@ class _TakesNeverReach(Library):
 
 
 @mutant("takes-never-reach-other-end")
-class TakesNeverReachOtherEnd(_LibrariesOf):
+class TakesNeverReachOtherEnd(Writer):
     """Applies LIB-7 to puts only: a draw from an untracked top keeps the IDs tracked at the bottom (LIB-7)."""
 
     LIBRARY = _TakesNeverReach
@@ -58,7 +60,7 @@ class _RunIsSegment(Library):
 
 
 @mutant("run-is-segment-length")
-class RunIsSegmentLength(_LibrariesOf):
+class RunIsSegmentLength(Writer):
     """Counts an end's known run as its whole segment, unknown positions included (LIB-7)."""
 
     LIBRARY = _RunIsSegment
@@ -89,7 +91,7 @@ class _AlwaysReaches(Library):
 
 
 @mutant("every-event-reaches-other-end")
-class EveryEventReachesOtherEnd(_LibrariesOf):
+class EveryEventReachesOtherEnd(Writer):
     """Without a known size, ends the other end's IDs at every take, look, put and reorder, even within the known run (LIB-7)."""
 
     LIBRARY = _AlwaysReaches
@@ -99,8 +101,14 @@ class EveryEventReachesOtherEnd(_LibrariesOf):
 class SizeContradictionEndsIds(Writer):
     """Ends the IDs a shown library size contradicts instead of rejecting the request, as 1.1.0's E12 did (REQ-5)."""
 
-    def joined(self, obs: Observation, zone: str, contradicted: list[str]) -> None:
-        self.end_ids(contradicted)
+    def on_library_size(self, obs: Observation) -> None:
+        zone = obs.library_zone()
+        library, size = self.library(zone), obs.integer("size", 0)
+        if library.size is not None and library.size != size:
+            self.size_conflict(
+                obs, f"{zone} holds {library.size} cards by the observations so far, not {size}"
+            )
+        self.end_ids(library.know_size(size))
 
 
 class _ShuffleKeepsBottom(Library):
@@ -111,13 +119,13 @@ class _ShuffleKeepsBottom(Library):
 
 
 @mutant("shuffle-keeps-bottom")
-class ShuffleKeepsBottom(_LibrariesOf):
+class ShuffleKeepsBottom(Writer):
     """A shuffle forgets the known top but keeps the cards tracked at the bottom (LIB-2)."""
 
     LIBRARY = _ShuffleKeepsBottom
 
     def on_shuffle(self, obs: Observation) -> None:
-        zone = self.library_zone(obs)
+        zone = obs.library_zone()
         library = self.library(zone)
         kept = {iid for iid in library.bottom if iid is not None}
         library.clear()
@@ -139,7 +147,7 @@ class _PaddingLibrary(Library):
 
 
 @mutant("put-beyond-size-pads")
-class PutBeyondSizePads(_LibrariesOf):
+class PutBeyondSizePads(Writer):
     """Puts a card Nth from the top of a smaller known library at N, padding and growing the size, not at the bottom (LIB-5)."""
 
     LIBRARY = _PaddingLibrary
@@ -154,7 +162,7 @@ class _OffByOneFromBottom(Observation):
 
 
 @mutant("bottom-count-off-by-one")
-class BottomCountOffByOne(_ObservationsOf):
+class BottomCountOffByOne(Writer):
     """Reads -N (N >= 2) as the (N+1)th card from the bottom, counting the bottom card as 0 (LIB-1)."""
 
     OBSERVATION = _OffByOneFromBottom
@@ -170,7 +178,7 @@ class _OrderFromTop(Library):
 
 
 @mutant("bottom-order-from-top")
-class BottomOrderFromTop(_LibrariesOf):
+class BottomOrderFromTop(Writer):
     """Reads a bottom reorder's `order` counted from the top of the reordered cards, not from the bottom (LIB-6)."""
 
     LIBRARY = _OrderFromTop

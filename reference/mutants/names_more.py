@@ -3,32 +3,41 @@ records or keeps one card fact the way a hurried parser author plausibly would."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from cardid_reference.writer import (
-    CardFacts,
-    Description,
-    Entry,
-    Identity,
-    Observation,
-    Printing,
-    Writer,
-    is_library,
-)
+from cardid_reference.cards import CardDatabase, CardFacts, Description, Identity, Printing
+from cardid_reference.instances import Entry
+from cardid_reference.request import Observation, is_library
+from cardid_reference.writer import Writer
 
 from . import mutant
 
 # --------------------------------------------------------------------------- NAME-7's order
 
 
+class _NameBeforeSourceId(CardDatabase):
+    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
+        if description.name is not None and description.printing is None:
+            card, _ = super().identify(replace(description, source_id=None, printing=None))
+            if card is not None:
+                found, mapped = self.by_source_id.get(description.source_id or "", (None, None))
+                return card, mapped if found is card else None
+        return super().identify(description)
+
+
 @mutant("name-before-source-id")
 class NameBeforeSourceId(Writer):
     """Resolves a description showing a name and a source ID by its name first (NAME-7)."""
 
+    DATABASE = _NameBeforeSourceId
+
+
+class _PrintingBeforeSourceId(CardDatabase):
     def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
-        if description.name is not None and description.printing is None:
-            card, _ = super().identify(replace(description, source_id=None, printing=None))
+        if description.printing is not None:
+            card = self.by_printing.get(self.printing_key(description.printing))
             if card is not None:
                 found, mapped = self.by_source_id.get(description.source_id or "", (None, None))
                 return card, mapped if found is card else None
@@ -39,41 +48,40 @@ class NameBeforeSourceId(Writer):
 class PrintingBeforeSourceId(Writer):
     """Resolves a description's printing before its source ID (NAME-7)."""
 
-    def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
-        if description.printing is not None:
-            card = self.by_printing.get(self.printing_key(description.printing))
-            if card is not None:
-                found, mapped = self.by_source_id.get(description.source_id or "", (None, None))
-                return card, mapped if found is card else None
-        return super().identify(description)
+    DATABASE = _PrintingBeforeSourceId
+
+
+class _FaceBeforeOracleName(CardDatabase):
+    def __init__(self, cards: Iterable[CardFacts]) -> None:
+        super().__init__(cards)
+        by_oracle, by_face, by_alias = self.by_name
+        self.by_name = (by_face, by_oracle, by_alias)
 
 
 @mutant("face-before-oracle-name")
 class FaceBeforeOracleName(Writer):
     """Looks a name up among the cards' face names before their Oracle names (NAME-7)."""
 
-    def index_cards(self) -> None:
-        super().index_cards()
-        by_oracle, by_face, by_alias = self.by_name
-        self.by_name = (by_face, by_oracle, by_alias)
+    DATABASE = _FaceBeforeOracleName
 
 
 # --------------------------------------------------------------------------- names shown
+
+
+class _AliasesIgnored(CardDatabase):
+    def __init__(self, cards: Iterable[CardFacts]) -> None:
+        super().__init__(cards)
+        self.by_name = self.by_name[:2]
 
 
 @mutant("aliases-ignored")
 class AliasesIgnored(Writer):
     """Never looks a name up among the cards' aliases, so a localized or flavor name is kept as shown (NAME-1)."""
 
-    def index_cards(self) -> None:
-        super().index_cards()
-        self.by_name = self.by_name[:2]
+    DATABASE = _AliasesIgnored
 
 
-@mutant("ascii-name-taken-as-english")
-class AsciiNameTakenAsEnglish(Writer):
-    """Looks a name up among aliases only when it has a character beyond ASCII, keeping an ASCII flavor or localized name (NAME-1)."""
-
+class _AsciiNameTakenAsEnglish(CardDatabase):
     def identify(self, description: Description) -> tuple[CardFacts | None, Printing | None]:
         if description.name is None or not description.name.isascii():
             return super().identify(description)
@@ -85,6 +93,13 @@ class AsciiNameTakenAsEnglish(Writer):
             self.by_name = steps
 
 
+@mutant("ascii-name-taken-as-english")
+class AsciiNameTakenAsEnglish(Writer):
+    """Looks a name up among aliases only when it has a character beyond ASCII, keeping an ASCII flavor or localized name (NAME-1)."""
+
+    DATABASE = _AsciiNameTakenAsEnglish
+
+
 @mutant("transform-names-face-up")
 class TransformNamesFaceUp(Writer):
     """Renames a card that transforms to the face now up, as the client's card title shows it (NAME-2, NAME-5)."""
@@ -93,7 +108,7 @@ class TransformNamesFaceUp(Writer):
         iid = super().on_transform(obs)
         description = obs.description("card")
         if description is not None and description.name is not None:
-            self.entries[iid] = replace(self.entries[iid], name=self.shown_name(description.name))
+            self.entries[iid] = replace(self.entries[iid], name=self.database.shown_name(description.name))
         return iid
 
 
@@ -105,7 +120,7 @@ class MeldNamedAsDoubleFaced(Writer):
         iid = super().on_meld(obs)
         melded = obs.description("melded")
         entry = self.entries[iid]
-        back = None if melded is None else self.resolve(melded).name
+        back = None if melded is None else self.database.resolve(melded).name
         if back is not None and entry.name is not None:
             self.entries[iid] = replace(entry, name=f"{entry.name} // {back}")
         return iid
@@ -124,10 +139,7 @@ class BecomeCopyMarksCopy(Writer):
 # --------------------------------------------------------------------------- printings
 
 
-@mutant("unique-printing-guessed")
-class UniquePrintingGuessed(Writer):
-    """Records a card's printing from the card database when it lists only one and the source showed none (PRINT-3)."""
-
+class _UniquePrintingGuessed(CardDatabase):
     def recorded_printing(
         self, description: Description, card: CardFacts | None, mapped: Printing | None
     ) -> Printing | None:
@@ -135,6 +147,13 @@ class UniquePrintingGuessed(Writer):
         if shown is None and card is not None and len(card.printings) == 1:
             return card.printings[0].printing
         return shown
+
+
+@mutant("unique-printing-guessed")
+class UniquePrintingGuessed(Writer):
+    """Records a card's printing from the card database when it lists only one and the source showed none (PRINT-3)."""
+
+    DATABASE = _UniquePrintingGuessed
 
 
 @mutant("copy-printing-recorded")
@@ -156,22 +175,26 @@ class SourceIdPrintingReplacesBound(Writer):
         super().describe(iid, description, index)
         if description is None or description.source_id is None:
             return
-        card, mapped = self.by_source_id.get(description.source_id, (None, None))
+        card, mapped = self.database.by_source_id.get(description.source_id, (None, None))
         entry = self.entries[iid]
-        if card is not None and mapped is not None and entry.kind == "card" and entry.name == self.oracle_name(card):
+        if card is not None and mapped is not None and entry.kind == "card" and entry.name == self.database.oracle_name(card):
             self.entries[iid] = replace(entry, printing=mapped)
 
 
 # --------------------------------------------------------------------------- source IDs
 
 
+class _SourceIdPrefixStripped(CardDatabase):
+    def resolve(self, description: Description) -> Identity:
+        identity = super().resolve(description)
+        return replace(identity, source_ids=tuple(s.split(":", 1)[-1] for s in identity.source_ids))
+
+
 @mutant("source-id-prefix-stripped")
 class SourceIdPrefixStripped(Writer):
     """Records a source ID's value without its prefix, 70216 for mtgo:70216 (SRC-1)."""
 
-    def resolve(self, description: Description) -> Identity:
-        identity = super().resolve(description)
-        return replace(identity, source_ids=tuple(s.split(":", 1)[-1] for s in identity.source_ids))
+    DATABASE = _SourceIdPrefixStripped
 
 
 @mutant("source-ids-per-card-name")

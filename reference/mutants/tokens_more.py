@@ -9,15 +9,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from cardid_reference.writer import (
-    Entry,
-    Kind,
-    Observation,
-    Writer,
-    is_library,
-    zone_kind,
-    zone_player,
-)
+from cardid_reference.instances import Entry, Kind
+from cardid_reference.request import Observation, is_library, zone_kind, zone_player
+from cardid_reference.writer import Writer
 
 from . import mutant
 

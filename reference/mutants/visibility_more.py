@@ -5,15 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from cardid_reference.writer import (
-    SHARED_ZONES,
-    Entry,
-    Kind,
-    Observation,
-    Writer,
-    zone_kind,
-    zone_player,
-)
+from cardid_reference.instances import Entry, Kind
+from cardid_reference.request import SHARED_ZONES, Observation, zone_kind, zone_player
+from cardid_reference.writer import Writer
 
 from . import mutant
 
@@ -198,7 +192,7 @@ class NamesByHandleInHindsight(Writer):
         named: dict[str, str] = {}
         for obs in self.observations:
             description = obs.description("card")
-            name = None if description is None else self.resolve(description).name
+            name = None if description is None else self.database.resolve(description).name
             for key in ("object", "new_object"):
                 handle = obs.get(key)
                 if name is not None and isinstance(handle, str):
@@ -242,7 +236,7 @@ class LibrarySizeEndsLibraryIds(Writer):
 
     def on_library_size(self, obs: Observation) -> None:
         super().on_library_size(obs)
-        self.end_library(self.library_zone(obs))
+        self.end_library(obs.library_zone())
 
 
 @mutant("re-emergence-keeps-facts")

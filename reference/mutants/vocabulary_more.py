@@ -4,18 +4,14 @@ a hurried implementer, or one who took the other reading, plausibly would."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
-from cardid_reference.writer import (
-    Description,
-    Entry,
-    Identity,
-    Kind,
-    Observation,
-    Position,
-    Writer,
-    is_library,
-)
+from cardid_reference.cards import Description, Identity
+from cardid_reference.instances import Entry, Kind
+from cardid_reference.library import Position
+from cardid_reference.request import Observation, is_library
+from cardid_reference.writer import Writer
 
 from . import mutant
 
@@ -114,12 +110,18 @@ class TokenCopyMarkedCopy(Writer):
 class CopyOfFaceDownNamed(Writer):
     """Names a copy of a face-down object after the card the perspective player knows it to be, a name no copy shows (TOK-5, VIS-1)."""
 
-    def copy_or_token(self, obs: Observation, *, kind: Kind, default_zone: str) -> str:
+    def _face_down_ignored(self, create: Callable[[Observation], str], obs: Observation) -> str:
         face_down, self.face_down = self.face_down, set()
         try:
-            return super().copy_or_token(obs, kind=kind, default_zone=default_zone)
+            return create(obs)
         finally:
             self.face_down = face_down
+
+    def on_create_token(self, obs: Observation) -> str:
+        return self._face_down_ignored(super().on_create_token, obs)
+
+    def on_create_copy(self, obs: Observation) -> str:
+        return self._face_down_ignored(super().on_create_copy, obs)
 
 
 @mutant("face-down-kept-after-turned-up")
@@ -147,8 +149,8 @@ class PrintingOnlySetsRevealedAt(Writer):
 class HiddenHandEndsCardsOnly(Writer):
     """Applies E6 and E7 to cards only: a token or copy in a hand the perspective player cannot see keeps its ID (HID-1)."""
 
-    def ends_at_creation(self, kind: Kind, zone: str) -> bool:
-        return is_library(zone) if kind != "card" else super().ends_at_creation(kind, zone)
+    def ends_at_creation(self, zone: str) -> bool:
+        return is_library(zone)  # what it creates is a token or a copy, never a card
 
     def ends_after_move(self, entry: Entry, src: str, dst: str) -> bool:
         if entry.kind != "card":
@@ -194,7 +196,7 @@ class UnlistedDescriptionBindsNothing(Writer):
 
     def describe(self, iid: str, description: Description | None, index: int) -> None:
         if description is not None and self.entries[iid].name is not None:
-            card, _ = self.identify(description)
+            card, _ = self.database.identify(description)
             if card is None and description.name is None:
                 return
         super().describe(iid, description, index)
