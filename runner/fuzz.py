@@ -16,6 +16,7 @@ import argparse
 import shlex
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -149,9 +150,10 @@ def case_data(game: Generated, reference: Answer, spec: Spec, rule: str) -> dict
     return draft.case_data(meta, game.request, reference)
 
 
-def judge(game: Generated, answer: Answer, spec: Spec) -> Disagreement | None:
-    """The implementation's answer to one game, against the truth and the reference."""
-    reference = expected(game)
+def judge(game: Generated, answer: Answer, spec: Spec, reference: Answer | None = None) -> Disagreement | None:
+    """The implementation's answer to one game, against the truth and the reference's answer
+    (`expected(game)`, computed here unless given)."""
+    reference = reference if reference is not None else expected(game)
 
     def disagree(kind: str, rule: str, what: str) -> Disagreement:
         return Disagreement(seed=game.seed, kind=kind, rule=rule, what=what, config=game.config.describe())
@@ -203,17 +205,31 @@ def same_table(result: dict[str, Any], reference: dict[str, Any]) -> bool:
     return len(table) == len(result["card_table"]) and table == {e["id"]: e for e in reference["card_table"]}
 
 
+def prepared(seed: int) -> tuple[Generated, Answer]:
+    """A game and the reference's answer to it, checked against its truth."""
+    game = game_of(seed)
+    return game, expected(game)
+
+
 def campaign(chosen: list[int], session: Session, spec: Spec,
              found: Callable[[Disagreement], None] | None = None) -> Campaign:
-    """Each game of `chosen` asked and judged; `found` is told each disagreement as it comes."""
+    """Each game of `chosen` asked and judged; `found` is told each disagreement as it comes.
+    The next game is generated, and answered by the reference, while the implementation
+    answers this one (a thread: the wait for its answer leaves the interpreter free), so a
+    campaign takes about as long as the slower of the two."""
     disagreements = []
-    for seed in chosen:
-        game = game_of(seed)
-        disagreement = judge(game, session.ask(game.request), spec)
-        if disagreement is not None:
-            disagreements.append(disagreement)
-            if found is not None:
-                found(disagreement)
+    with ThreadPoolExecutor(max_workers=1) as ahead:
+        coming = ahead.submit(prepared, chosen[0]) if chosen else None
+        for index in range(len(chosen)):
+            assert coming is not None
+            game, reference = coming.result()
+            if index + 1 < len(chosen):
+                coming = ahead.submit(prepared, chosen[index + 1])
+            disagreement = judge(game, session.ask(game.request), spec, reference)
+            if disagreement is not None:
+                disagreements.append(disagreement)
+                if found is not None:
+                    found(disagreement)
     return Campaign(seeds=tuple(chosen), disagreements=tuple(disagreements))
 
 
