@@ -71,6 +71,8 @@ MELD: tuple[Card, ...] = (
 TRANSFORMING = frozenset({"Delver of Secrets // Insectile Aberration", "Brutal Cathar // Moonrage Brute",
                           "Graveyard Trespasser // Graveyard Glutton"})
 
+TRANSFORMERS: tuple[Card, ...] = tuple(card for card in POOL if card["name"] in TRANSFORMING)
+
 #: Token names: most match no card of the section, and are recorded as shown (NAME-7); Blood
 #: is a card of its own, named like a face of Flesh // Blood, whose Oracle name wins.
 TOKENS = ("Goblin", "Zombie", "Treasure", "Soldier", "Blood", "Tamiyo's Notebook")

@@ -49,7 +49,9 @@ class Play:
         return counted
 
     def card_object(self, owner: str) -> int:
-        return self.w.new_object(Obj(owner=owner, kind="card", card=self.rng.choice(cards.POOL)))
+        """A card of `owner`'s, of the pool; a transforming one more often than its share."""
+        pool = cards.TRANSFORMERS if self.rng.random() < 0.1 else cards.POOL
+        return self.w.new_object(Obj(owner=owner, kind="card", card=self.rng.choice(pool)))
 
     def describe(self, obj: int) -> dict[str, Any]:
         o = self.w.objects[obj]
