@@ -119,9 +119,9 @@ def test_the_reference_has_no_disagreement(capsys: pytest.CaptureFixture[str]) -
 
 def test_a_card_kept_through_a_shuffle_is_found(capsys: pytest.CaptureFixture[str]) -> None:
     """The truth, not the reference, says so: one ID kept past a shuffle (E1)."""
-    assert main(["fuzz", "--impl", mutant("keep-through-shuffle"), "--games", "60"]) == Exit.FAILED
+    assert main(["fuzz", "--impl", mutant("keep-through-shuffle"), "--games", "200"]) == Exit.FAILED
     out = capsys.readouterr().out
-    assert "KEPT [LIB-2]" in out or "UNSOUND [ID-7]" in out
+    assert "KEPT [LIB-2]" in out
     assert "replay the first: cardid fuzz --impl" in out
 
 
@@ -137,7 +137,7 @@ def test_an_accepted_inconsistent_game_is_found(capsys: pytest.CaptureFixture[st
 
 
 def test_out_writes_each_kind_of_disagreement_shrunk(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["fuzz", "--impl", mutant("keep-through-shuffle"), "--games", "30", "--out", str(tmp_path)])
+    code = main(["fuzz", "--impl", mutant("renew-every-move"), "--games", "12", "--out", str(tmp_path)])
     assert code == Exit.FAILED
     written = sorted(tmp_path.glob("fuzz-*.yaml"))
     assert written
@@ -146,7 +146,8 @@ def test_out_writes_each_kind_of_disagreement_shrunk(tmp_path: Path, capsys: pyt
         text = path.read_text(encoding="utf-8")
         assert text.splitlines()[1].startswith("# Fails: ")
         assert "needs-review" in text
-        assert "Written by `cardid fuzz`, keeping" in " ".join(text.split())
+        comment = " ".join(line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#"))
+        assert "Written by `cardid fuzz`, keeping" in comment
         shrunk = yaml.safe_load(text)["input"]["observations"]
         assert len(shrunk) <= 6  # each shrinks to the few observations that still fail
     assert "observations, " in out
@@ -208,7 +209,7 @@ def test_run_adds_generated_games_reported_apart(tmp_path: Path, capsys: pytest.
 
 def test_a_generated_disagreement_fails_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.json"
-    code = main(["run", "--impl", mutant("keep-through-shuffle"), "--rule", "ID-3", "--generated", "40",
+    code = main(["run", "--impl", mutant("keep-through-shuffle"), "--rule", "ID-3", "--generated", "60",
                  "--report-json", str(out)])
     assert code == Exit.FAILED  # the corpus selection passes: the generated games fail it
     console = capsys.readouterr().out
