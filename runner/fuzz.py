@@ -25,7 +25,7 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsup
 from cardid_conformance.cases import Case
 from cardid_conformance.compare import compare_writer
 from cardid_conformance.errors import UsageError
-from cardid_conformance.generate import Generated, coverage, game_of
+from cardid_conformance.generate import Generated, exercised, game_of
 from cardid_conformance.generate.campaign import Campaign, Disagreement
 from cardid_conformance.spec import Spec, load_spec
 from cardid_reference.errors import RequestError
@@ -239,7 +239,7 @@ def main(args: argparse.Namespace) -> int:
     if args.shard != (1, 1):
         span += f", shard {args.shard[0]}/{args.shard[1]}"
     if args.coverage:
-        for line in coverage.of(game_of(seed) for seed in chosen).lines():
+        for line in exercised.of(game_of(seed) for seed in chosen).lines():
             emit(line)
         return Exit.OK
     spec = load_spec()

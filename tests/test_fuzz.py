@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cardid_conformance import schemas
-from cardid_conformance.generate import Config, coverage, game_of, play
+from cardid_conformance.generate import Config, exercised, game_of, play
 from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
 from cardid_runner import fuzz
@@ -101,7 +101,7 @@ def test_games_split_and_rerun_one_by_one_give_the_same_answers() -> None:
 
 
 def test_coverage_leaves_no_count_at_zero_without_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
-    assert coverage.of(game_of(seed) for seed in range(1000)).unexplained_zeros() == []
+    assert exercised.of(game_of(seed) for seed in range(1000)).unexplained_zeros() == []
     assert main(["fuzz", "--coverage", "--games", "50"]) == Exit.OK
     out = capsys.readouterr().out
     assert "coverage: 50 games" in out and "ending events" in out and "E12" in out

@@ -19,10 +19,10 @@ from typing import Any
 
 from .events import ALWAYS, EVENTS, Play, Schedule
 from .inconsistent import spoil
-from .oracle import Finding, check, shared_ids
+from .oracle import Break, check, shared_ids
 from .world import Truth, World
 
-__all__ = ["Config", "Finding", "Generated", "Truth", "check", "game_of", "play", "shared_ids"]
+__all__ = ["Break", "Config", "Generated", "Truth", "check", "game_of", "play", "shared_ids"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,7 +67,7 @@ class Generated:
     events: Counter[str] = field(compare=False)
     endings: Counter[str] = field(compare=False)
 
-    def check(self, assignments: list[str | None]) -> list[Finding]:
+    def check(self, assignments: list[str | None]) -> list[Break]:
         """The ways an answer's assignments break this game's partition into instances."""
         return check(self.truth, assignments, self.ended_by)
 

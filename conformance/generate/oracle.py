@@ -22,8 +22,8 @@ from .world import ENDING_RULE, Truth
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
-    """One way an answer breaks the game's partition: the two observations that show it."""
+class Break:
+    """One way an answer breaks the game's partition (a break): the two observations that show it."""
 
     kind: str  # UNSOUND, KEPT, ENDED or MISSING
     rule: str
@@ -33,17 +33,17 @@ class Finding:
 
 
 def check(truth: Sequence[Truth | None], assignments: Sequence[str | None],
-          ended_by: dict[int, str]) -> list[Finding]:
+          ended_by: dict[int, str]) -> list[Break]:
     """Every way `assignments` breaks the partition `truth` gives, first observation first; one
     finding per ID and per instance."""
-    findings: list[Finding] = []
+    findings: list[Break] = []
     first_of_id: dict[str, int] = {}
     first_of_instance: dict[int, int] = {}
     reported_ids: set[str] = set()
     reported_instances: set[int] = set()
     for i, (fact, iid) in enumerate(zip(truth, assignments, strict=True)):
         if (fact is None) != (iid is None):
-            findings.append(Finding(kind="MISSING", rule="ID-1", first=i, second=i, what=(
+            findings.append(Break(kind="MISSING", rule="ID-1", first=i, second=i, what=(
                 f"observation {i} refers to an object and was given no ID" if iid is None else
                 f"observation {i} refers to no object and was given ID {iid!r}")))
             continue
@@ -55,19 +55,19 @@ def check(truth: Sequence[Truth | None], assignments: Sequence[str | None],
         if earlier.instance != fact.instance and iid not in reported_ids:
             reported_ids.add(iid)
             if earlier.obj != fact.obj:
-                findings.append(Finding(kind="UNSOUND", rule="ID-7", first=j, second=i, what=(
+                findings.append(Break(kind="UNSOUND", rule="ID-7", first=j, second=i, what=(
                     f"observations {j} and {i} show two different physical objects, but both were given ID {iid!r}")))
             else:
                 event = ended_by.get(earlier.instance)
                 rule = ENDING_RULE.get(event or "", fact.rule)
-                findings.append(Finding(kind="KEPT", rule=rule, first=j, second=i, what=(
+                findings.append(Break(kind="KEPT", rule=rule, first=j, second=i, what=(
                     f"ID {iid!r} of observation {j} is kept at observation {i}, but it ended between them"
                     + (f" ({event} in the ending-events table, {rule})" if event else f" ({fact.rule})"))))
         k = first_of_instance.setdefault(fact.instance, i)
         kept = assignments[k]
         if kept != iid and fact.instance not in reported_instances:
             reported_instances.add(fact.instance)
-            findings.append(Finding(kind="ENDED", rule=fact.rule, first=k, second=i, what=(
+            findings.append(Break(kind="ENDED", rule=fact.rule, first=k, second=i, what=(
                 f"observations {k} and {i} are one instance ({fact.rule} keeps the ID), but were given "
                 f"IDs {kept!r} and {iid!r}")))
     return sorted(findings, key=lambda f: (f.second, f.first))

@@ -60,7 +60,7 @@ class Truth:
 
 
 @dataclass(slots=True)
-class Library:
+class TrueLibrary:
     """A library in its true order (index 0 is the top), and the cards whose position the
     perspective player knows, counted from the top and from the bottom. While the size is known
     the two ends are one library (LIB-5), and the two sets are kept equal."""
@@ -200,7 +200,7 @@ class World:
         self.relink = relink
         self.tracking = tracking
         self.objects: dict[int, Obj] = {}
-        self.libraries: dict[str, Library] = {p: Library() for p in players}
+        self.libraries: dict[str, TrueLibrary] = {p: TrueLibrary() for p in players}
         #: Where each object outside a library is (a hand or a public zone), and its handle
         #: (None: in a hand, never shown with one).
         self.zone_of: dict[int, str] = {}

@@ -25,7 +25,7 @@ REQS = ("REQ-1", "REQ-2", "REQ-3", "REQ-4", "REQ-5")
 
 
 @dataclass
-class Coverage:
+class Exercised:
     games: int = 0
     observations: int = 0
     types: Counter[str] = field(default_factory=Counter)
@@ -67,8 +67,8 @@ class Coverage:
         ]
 
 
-def of(games: Iterable[Generated]) -> Coverage:
-    coverage = Coverage()
+def of(games: Iterable[Generated]) -> Exercised:
+    exercised = Exercised()
     for game in games:
-        coverage.add(game)
-    return coverage
+        exercised.add(game)
+    return exercised
