@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 from cardid_conformance import schemas
+from cardid_conformance.answer import Answered
 from cardid_conformance.generate import Config, exercised, game_of, play
 from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
@@ -94,10 +95,29 @@ def test_renamed_handles_give_the_same_partition() -> None:
 
 
 def test_games_split_and_rerun_one_by_one_give_the_same_answers() -> None:
-    """Answers do not depend on what was asked before (each game is its own request)."""
-    first = [write(game_of(seed).request) for seed in (3, 5, 8) if not game_of(seed).inconsistent]
-    again = [write(game_of(seed).request) for seed in (8, 5, 3) if not game_of(seed).inconsistent][::-1]
-    assert first == again
+    """The reference's process answers a game the same whether it comes in one session after
+    others or alone in a fresh process, in another order: no state carries between requests."""
+    from cardid_runner import execute
+    from cardid_runner.session import Session
+
+    seeds = [seed for seed in range(12) if not game_of(seed).inconsistent][:6]
+    options = execute.Options(argv=execute.REFERENCE_ARGV)
+    together = Session(options)
+    try:
+        in_one = [together.ask(game_of(seed).request) for seed in seeds]
+    finally:
+        together.close()
+    alone = []
+    for seed in reversed(seeds):
+        session = Session(options)
+        try:
+            alone.append(session.ask(game_of(seed).request))
+        finally:
+            session.close()
+    results = [answer.result for answer in in_one if isinstance(answer, Answered)]
+    assert len(results) == len(seeds)
+    assert results == [answer.result for answer in alone[::-1] if isinstance(answer, Answered)]
+    assert all(game_of(seed).check(result["assignments"]) == [] for seed, result in zip(seeds, results, strict=True))
 
 
 def test_coverage_leaves_no_count_at_zero_without_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
