@@ -34,10 +34,16 @@ def test_small_games_keep_the_exact_partition(seed: int, players: int, size: int
 GAMES = int(os.environ.get("CARDID_SOUNDNESS_GAMES", "300"))
 
 
-def test_seeded_games_keep_the_exact_partition() -> None:
+#: The seeded games come in slices of at most this many, one test each, so pytest-xdist (or a
+#: CI matrix with -k) spreads a campaign over workers.
+SLICE = 500
+
+
+@pytest.mark.parametrize("first", range(0, GAMES, SLICE), ids=lambda first: f"seeds-{first}")
+def test_seeded_games_keep_the_exact_partition(first: int) -> None:
     """Games of 5 to 60 events, libraries of 0 to 40 cards, two or three players, the four kinds
     of source, seed by seed: the first seed the reference gets wrong is named, with its game."""
-    for seed in range(GAMES):
+    for seed in range(first, min(first + SLICE, GAMES)):
         game = game_of(seed)
         if game.inconsistent:
             continue  # tests/test_fuzz.py: the reference rejects each
