@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from cardid_conformance import escape
 from cardid_conformance.answer import Answer, Crashed, Unsupported
 from cardid_runner import protocol
 from cardid_runner.process import idle
@@ -27,7 +28,6 @@ from cardid_runner.process.reads import (
     Output,
     TimedOut,
     TooLong,
-    printable,
 )
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
@@ -165,7 +165,7 @@ class Pin:
 
 
 def _describe(hello: Hello) -> str:
-    return f"{printable(hello.name)[:60]} {printable(hello.version)[:30]} roles {','.join(hello.roles)}"
+    return f"{escape.store(hello.name)[:60]} {escape.store(hello.version)[:30]} roles {','.join(hello.roles)}"
 
 
 @dataclass(frozen=True, slots=True)

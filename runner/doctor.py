@@ -39,7 +39,7 @@ from cardid_runner.adapter import (
     start_process,
 )
 from cardid_runner.process import idle
-from cardid_runner.process.reads import Ended, Line, Read, TimedOut, TooLong, printable
+from cardid_runner.process.reads import Ended, Line, Read, TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
 from cardid_runner.protocol import Hello, Problem, Refused
@@ -100,7 +100,7 @@ class Finding:
         if telling is not None and telling != said[-1]:
             lines.append(f"  its standard error says: {telling[:200]}")
         lines += [f"  its standard error ends: {line[:200]}" for line in said[-1:]]
-        return [escape.visible(line) for line in lines]
+        return [escape.show(line) for line in lines]
 
 
 #: A line of standard error that says what went wrong, where the last line often does not
@@ -367,7 +367,7 @@ class Doctor:
                 found = schemas.first_problem(schema, result)
                 if found is not None:
                     return problem(f"{what}: the result does not match schema/{schema}.schema.json at "
-                                   f"{found.where()}: {printable(found.message)[:200]}",
+                                   f"{found.where()}: {escape.store(found.message)[:200]}",
                                    f"the {sample.role} result is defined in spec/adapter-contract.md "
                                    f"(Roles) and schema/{schema}.schema.json", stderr)
                 status = "" if persistent else "exit status 0, "
@@ -439,8 +439,8 @@ def main(args: argparse.Namespace, timing: Timing = DEFAULT) -> int:
             print(text, flush=True)
     again = ["--impl", args.impl, *(["--role", args.role] if args.role else [])]
     if problems:
-        print(escape.visible(f"{problems} problem(s): fix them, then run `cardid doctor "
+        print(escape.show(f"{problems} problem(s): fix them, then run `cardid doctor "
                              f"{shlex.join(again)}` again"))
         return 1
-    print(escape.visible(f"adapter looks right: run `cardid run {shlex.join(again)}`"))
+    print(escape.show(f"adapter looks right: run `cardid run {shlex.join(again)}`"))
     return 0

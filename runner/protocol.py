@@ -3,8 +3,8 @@ against its own definition in schema/protocol.schema.json.
 
 Nothing here raises on anything an implementation can write: every function returns a value,
 or a `Problem` saying in one line what was wrong. Strings the implementation chose (rejection
-and error messages) are made printable (runner/process/reads.py): a lone surrogate is shown as
-its escape.
+and error messages) are kept as `escape.store` makes them: a lone surrogate or a control
+character is written as its escape.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any
 
 from cardid_conformance import escape, schemas, strictjson
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
-from cardid_runner.process.reads import printable
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120
@@ -75,8 +74,8 @@ def first_bytes(data: bytes, size: int = FIRST_BYTES) -> str:
 
 
 def quote(data: bytes | str, size: int = QUOTE) -> str:
-    """A short, printable quotation of an implementation's text."""
-    text = repr(data[:size]) if isinstance(data, bytes) else repr(printable(data[:size]))
+    """A short quotation of an implementation's text, its escapes visible."""
+    text = repr(data[:size]) if isinstance(data, bytes) else repr(escape.store(data[:size]))
     return text + ("..." if len(data) > size else "")
 
 
@@ -119,7 +118,7 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
                 f"written over several lines; {ONE_LINE}"
             )
         return Problem(
-            f"{what} is not JSON ({printable(str(exc))[:200]}); its first bytes: "
+            f"{what} is not JSON ({escape.store(str(exc))[:200]}); its first bytes: "
             f"{first_bytes(data)}; {LOGS_TO_STDERR}"
         )
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
@@ -177,16 +176,16 @@ def parse_hello(line: bytes) -> Hello | Refused | Problem:
     if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
         problem = schemas.first_problem("protocol#start-rejected", message)
         if problem is None:
-            return Refused(f"refused persistent mode: {printable(message['rejected'])[:300]}")
+            return Refused(f"refused persistent mode: {escape.store(message['rejected'])[:300]}")
     problem = schemas.first_problem("protocol#handshake", message)
     if problem is not None:
         return Problem(
             f"the handshake does not match protocol.schema.json#/$defs/handshake at "
-            f"{problem.where()}: {printable(problem.message)[:200]}: {quote(line)}"
+            f"{problem.where()}: {escape.store(problem.message)[:200]}: {quote(line)}"
         )
     return Hello(
-        name=printable(message["implementation"]["name"]),
-        version=printable(message["implementation"]["version"]),
+        name=escape.store(message["implementation"]["name"]),
+        version=escape.store(message["implementation"]["version"]),
         roles=tuple(message["roles"]),
     )
 
@@ -198,7 +197,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     """One answer line (protocol.schema.json#/$defs/answer), or what is wrong with it. A
     well-formed reply may still carry another integer seq than `expected` (a second answer to
     an earlier request): the caller decides."""
-    message = decode(line, "the answer line", scalars=False)  # messages are made printable
+    message = decode(line, "the answer line", scalars=False)  # messages are stored escaped
     if isinstance(message, Problem):
         return message
     if not isinstance(message, dict):
@@ -208,7 +207,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
         return Problem(f"answered without seq: {quote(line)}")
     if type(seq) is not int:
         shown = json.dumps(seq, ensure_ascii=False)
-        shown = printable(shown[:40]) + ("..." if len(shown) > 40 else "")
+        shown = escape.store(shown[:40]) + ("..." if len(shown) > 40 else "")
         return Problem(f"answered seq {shown}, expected {expected} (the very integer sent)")
     kinds = [kind for kind in _KINDS if kind in message]
     if not kinds:
@@ -222,7 +221,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     if problem is not None:
         return Problem(
             f"the answer does not match protocol.schema.json#/$defs/answer-{kind} at "
-            f"{problem.where()}: {printable(problem.message)[:200]}"
+            f"{problem.where()}: {escape.store(problem.message)[:200]}"
         )
     if kind == "result":
         checked = _scalars_only(value, line, "the result")
@@ -237,10 +236,10 @@ def reply_answer(reply: Reply, stderr: str, seconds: float) -> Answer:
         case "result":
             return Answered(result=reply.value, stderr=stderr, seconds=seconds)
         case "rejected":
-            return Rejected(message=printable(reply.value)[:500], stderr=stderr, seconds=seconds)
+            return Rejected(message=escape.store(reply.value)[:500], stderr=stderr, seconds=seconds)
         case _:
             return Crashed(
-                reason=f"reported an error: {printable(reply.value)[:300]}",
+                reason=f"reported an error: {escape.store(reply.value)[:300]}",
                 stderr=stderr,
                 seconds=seconds,
             )
@@ -273,7 +272,7 @@ def per_case_answer(
             return Crashed(reason=REJECTED_WITH_0, output=output[:2000], stderr=stderr, seconds=seconds)
         return Answered(result=result, stderr=stderr, seconds=seconds)
     if code == 1:
-        return _rejection(output, stderr, seconds, role)  # the message is made printable
+        return _rejection(output, stderr, seconds, role)  # the message is stored escaped
     reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}{_STATUS_MEANS.get(code, '')}"
     return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
 
@@ -286,7 +285,7 @@ def _rejection(output: bytes, stderr: str, seconds: float, role: str | None) -> 
     """
     message = decode(output, scalars=False)
     if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
-        return Rejected(message=printable(message["rejected"])[:500], stderr=stderr, seconds=seconds)
+        return Rejected(message=escape.store(message["rejected"])[:500], stderr=stderr, seconds=seconds)
     roles = (role,) if role in ("writer", "reader") else ("writer", "reader")
     if isinstance(message, dict) and any(schemas.is_valid(f"{r}-output", message) for r in roles):
         reason = (

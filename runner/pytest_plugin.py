@@ -334,18 +334,18 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     """Protocol breaches seen only after a case's item finished (a second answer to it), and
     the session's known-failure problems and report, each once."""
     for case_id, reason in sorted(_late_violations(config).items()):
-        line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
+        line = escape.show(f"ERROR {case_id}: {reason} (seen after the item finished)")
         terminalreporter.write_line(line, red=True)
     result = config.stash.get(_RESULT, None)
     if result is None:
         return
     for problem in result.known_failure_problems:
-        terminalreporter.write_line(escape.visible(f"KNOWN-FAILURE FILE: {problem}"), red=True)
+        terminalreporter.write_line(escape.show(f"KNOWN-FAILURE FILE: {problem}"), red=True)
     for message in result.unwritten:
-        terminalreporter.write_line(escape.visible(f"error: {message}"), red=True)
+        terminalreporter.write_line(escape.show(f"error: {message}"), red=True)
     path = config.getoption("--cardid-report-json")
     if path is not None and not result.unwritten:
-        terminalreporter.write_line(escape.visible(f"cardid report: {path}"))
+        terminalreporter.write_line(escape.show(f"cardid report: {path}"))
 
 
 class Corpus(pytest.Directory):
@@ -429,7 +429,7 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):
-            return "\n".join([escape.visible(self.case.description), *excinfo.value.lines])
+            return "\n".join([escape.show(self.case.description), *excinfo.value.lines])
         if isinstance(excinfo.value, pytest.xfail.Exception):
             # A listed known failure: pytest shows its reason, never this text, and formatting
             # the traceback of the plugin's frames cost some 0.1 s an item (8 s for 82 of them).
@@ -470,7 +470,7 @@ class BrokenCase(pytest.Item):
         self.error = error
 
     def runtest(self) -> None:
-        raise ConformanceFailure([escape.visible(f"BUG IN CASE: {self.error.message}")])
+        raise ConformanceFailure([escape.show(f"BUG IN CASE: {self.error.message}")])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return str(excinfo.value)

@@ -405,31 +405,31 @@ def main(args: argparse.Namespace) -> int:
     path = draft.target(new_id, args.out, case.path.parent)
     argv = execute.implementation_argv(args.impl)
     opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier, isolate=args.isolate)
-    print(escape.visible(f"shrink: running {case.id} against {args.impl}"), flush=True)
+    print(escape.show(f"shrink: running {case.id} against {args.impl}"), flush=True)
     try:
         with Shrinker(case, opts, spec, path=path, new_id=new_id) as shrinker:
             result = shrinker.shrink()
     except NoFailure as exc:
-        print(escape.visible(f"shrink: {exc}"))
+        print(escape.show(f"shrink: {exc}"))
         return 1
     if result.fallback_reason:
-        print(escape.visible(f"note: persistent mode unavailable ({result.fallback_reason}); one process per candidate"))
+        print(escape.show(f"note: persistent mode unavailable ({result.fallback_reason}); one process per candidate"))
     if all(kept == of for _, kept, of in result.removed):
         what = " or ".join(what.removesuffix("s") for what, _, _ in result.removed if what != "card facts")
-        print(escape.visible(
+        print(escape.show(
             f"shrink: {case.id} {result.way}, and is as small as shrinking makes it: no {what} "
             f"can go without changing that ({result.tried} runs); nothing written"
         ))
         return 1
     for line in report_lines(result, case):
-        print(escape.visible(line))
+        print(escape.show(line))
     try:
         draft.write(path, result.data, comments(result, case, args.impl), what="the shrunk case")
     except DraftError as exc:
         for line in exc.render().split("\n"):
-            print(escape.visible(line), file=sys.stderr)
+            print(escape.show(line), file=sys.stderr)
         return 1
-    print(escape.visible(f"wrote {path}"))
+    print(escape.show(f"wrote {path}"))
     return 0
 
 
