@@ -2,7 +2,7 @@
 
 Both modes are an `Adapter` (start, run one request, close) over the same transport
 (runner/process/transport.py); what an implementation writes is decoded and checked in one
-place (runner/protocol.py). A command that cannot start is a usage error here (in the words of
+place (conformance/protocol.py). A command that cannot start is a usage error here (in the words of
 runner/starting.py), as every command reports it. The execution logic (runner/execute.py) sees only the `Launcher` and
 `Adapter` protocols, so that tests drive it with an in-memory fake.
 """
@@ -16,9 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from cardid_conformance import escape
+from cardid_conformance import escape, protocol
 from cardid_conformance.answer import Answer, Crashed, Unsupported
-from cardid_runner import protocol
+from cardid_conformance.protocol import Hello, Problem, Reply
 from cardid_runner.process import idle
 from cardid_runner.process.errors import ProcessError
 from cardid_runner.process.reads import (
@@ -32,7 +32,6 @@ from cardid_runner.process.reads import (
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
-from cardid_runner.protocol import Hello, Problem, Reply
 from cardid_runner.starting import usage_error
 
 #: How long a process gets to end after `stop`.

@@ -21,12 +21,13 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardid_conformance import escape, schemas, suite
+from cardid_conformance import escape, protocol, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from cardid_conformance.cases import Case, Rejection, load_case
 from cardid_conformance.errors import CaseError, SuiteError, UsageError
+from cardid_conformance.protocol import Hello, Problem, Refused
 from cardid_conformance.spec import load_spec
-from cardid_runner import execute, options, protocol
+from cardid_runner import execute, options
 from cardid_runner.adapter import (
     START_LINE,
     STOP_GRACE,
@@ -42,7 +43,6 @@ from cardid_runner.process import idle
 from cardid_runner.process.reads import Ended, Line, Read, TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
-from cardid_runner.protocol import Hello, Problem, Refused
 
 ROLES = ("writer", "reader")
 #: The requests checked, from real cases: the plainest valid and must-reject one of each role.

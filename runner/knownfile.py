@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import escape, schemas, yamlfile
+from cardid_conformance import caseyaml, escape, schemas, yamlfile
 from cardid_conformance.errors import UsageError
 from cardid_conformance.known import PLACEHOLDER_REASON, load_known_failures
-from cardid_runner import caseyaml, options, outputs
+from cardid_runner import options, outputs
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.resume import read_report
 

@@ -1,6 +1,6 @@
 """`cardid shrink --impl CMD CASE`: a failing case reduced to a smallest one that fails the same way.
 
-Delta debugging (ddmin, Zeller and Hildebrandt 2002) over a writer request's observations, then
+Delta debugging (ddmin, Zeller and Hildebrandt 2002: conformance/minimise.py) over a writer request's observations, then
 over its card facts; over the lines of a reader's card table text. Each candidate is a request
 with some of them left out, kept only while it is still a valid case:
 - it validates against the role's input schema (schema/writer-input.schema.json, ...);
@@ -19,11 +19,10 @@ candidate otherwise (or with --isolate).
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ from cardid_conformance.cases import (
     load_corpus,
 )
 from cardid_conformance.errors import CaseError, UsageError
+from cardid_conformance.minimise import ddmin
 from cardid_conformance.outcome import Errored, Failed, Outcome, Skipped
 from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, execute, options
@@ -144,41 +144,6 @@ def way(outcome: Outcome, answer: Answer) -> Way | None:
             return Way("errored", "output that is no usable answer")
         case _:
             return None
-
-
-def ddmin(items: Sequence[int], fails: Callable[[tuple[int, ...]], bool]) -> tuple[int, ...]:
-    """A 1-minimal subsequence of `items` for which `fails` holds (it must hold for `items`):
-    removing any one more item makes it pass. `fails` is asked each subsequence once at most."""
-    seen: dict[tuple[int, ...], bool] = {}
-
-    def test(subset: tuple[int, ...]) -> bool:
-        if subset not in seen:
-            seen[subset] = fails(subset)
-        return seen[subset]
-
-    current = tuple(items)
-    granularity = 2
-    while len(current) >= 2:
-        size = math.ceil(len(current) / granularity)
-        chunks = [current[start : start + size] for start in range(0, len(current), size)]
-        reduced: tuple[int, ...] | None = None
-        for chunk in chunks:
-            if test(chunk):
-                reduced, granularity = chunk, 2
-                break
-        if reduced is None and len(chunks) > 2:
-            for index in range(len(chunks)):
-                complement = tuple(item for other, chunk in enumerate(chunks) if other != index for item in chunk)
-                if test(complement):
-                    reduced, granularity = complement, max(granularity - 1, 2)
-                    break
-        if reduced is not None:
-            current = reduced
-            continue
-        if granularity >= len(current):
-            break
-        granularity = min(len(current), granularity * 2)
-    return current
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

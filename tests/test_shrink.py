@@ -17,20 +17,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_conformance import yamlfile
+from cardid_conformance import caseyaml, yamlfile
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.compare import Difference
 from cardid_conformance.judge import judge
+from cardid_conformance.minimise import ddmin
 from cardid_conformance.outcome import Errored, Failed, Passed
 from cardid_conformance.spec import Level, Spec
 from cardid_reference.adapter import answer as reference_answer
 from cardid_reference.errors import RequestError
 from cardid_reference.mutants import entry_points
-from cardid_runner import caseyaml, draft, execute, shrink
+from cardid_runner import draft, execute, shrink
 from cardid_runner.adapter import Request
 from cardid_runner.cli import main
-from cardid_runner.shrink import NoFailure, Shrinker, Way, ddmin, way
+from cardid_runner.shrink import NoFailure, Shrinker, Way, way
 
 from tests.conftest import ROOT
 from tests.fakes.scripted import FakeLauncher, right_answer
