@@ -38,6 +38,18 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
+class NotJson(Problem):
+    """Bytes that are no JSON text at all (a log line, a debug print), as opposed to JSON of the
+    wrong shape: standard output holds more than the protocol's messages."""
+
+
+@dataclass(frozen=True, slots=True)
+class OverSeveralLines(NotJson):
+    """A line that reads as the first line of JSON written over several lines (pretty-printed):
+    persistent mode reads messages a line at a time."""
+
+
+@dataclass(frozen=True, slots=True)
 class Refused(Problem):
     """The `start` line answered with a start rejection (#/$defs/start-rejected): the
     implementation chose per-case mode, as it may."""
@@ -111,13 +123,13 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
         return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         if not text.strip():
-            return Problem(f"{what} is not JSON: it is empty")
+            return NotJson(f"{what} is not JSON: it is empty")
         if text.rstrip().endswith(("{", "[", ",")):  # a line of pretty-printed JSON
-            return Problem(
+            return OverSeveralLines(
                 f"{what} is not JSON: {first_bytes(data)} looks like the first line of JSON "
                 f"written over several lines; {ONE_LINE}"
             )
-        return Problem(
+        return NotJson(
             f"{what} is not JSON ({escape.store(str(exc))[:200]}); its first bytes: "
             f"{first_bytes(data)}; {LOGS_TO_STDERR}"
         )
@@ -169,10 +181,11 @@ def _type_name(value: Any) -> str:
 
 def parse_hello(line: bytes) -> Hello | Refused | Problem:
     """The handshake (protocol.schema.json#/$defs/handshake), or why persistent mode is off:
-    a start rejection (#/$defs/start-rejected), or anything else."""
+    a start rejection (#/$defs/start-rejected), a line that is no JSON (`NotJson`; pretty-printed
+    JSON is `OverSeveralLines`), or JSON of the wrong shape (a `Problem`)."""
     message = decode(line, "the handshake")
     if isinstance(message, Problem):
-        return Problem(f"{message.reason}")
+        return message
     if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
         problem = schemas.first_problem("protocol#start-rejected", message)
         if problem is None:
