@@ -1,10 +1,12 @@
 """Talking to an implementation through the adapter contract: per-case and persistent modes.
 
 Both modes are an `Adapter` (start, run one request, close) over the same transport
-(runner/process/transport.py); what an implementation writes is decoded and checked in one
-place (conformance/protocol.py). A command that cannot start is a usage error here (in the words of
-runner/starting.py), as every command reports it. The execution logic (runner/execute.py) sees only the `Launcher` and
-`Adapter` protocols, so that tests drive it with an in-memory fake.
+(runner/process/transport.py); the handshake is read and judged in one place
+(runner/handshake.py), and what an implementation writes decoded and checked in one place
+(conformance/protocol.py). A command that cannot start is a usage error here (in the words of
+runner/starting.py), as every command reports it. The execution logic (runner/execute.py,
+runner/session.py) sees only the `Launcher` and `Adapter` protocols, so that tests drive it
+with an in-memory fake.
 """
 
 from __future__ import annotations
@@ -105,7 +107,8 @@ class Launcher(Protocol):
 def probe(launcher: Launcher) -> tuple[Adapter, Hello] | str:
     """Start the implementation in persistent mode: the running adapter and its handshake, or
     why there is none (the caller then runs a process per case, and says why). The one place the
-    suite probes: a run, the pytest plugin, `shrink`, and a Session (`new`, `fuzz`)."""
+    suite probes, through runner/session.py's `probe_mode`: a run, the pytest plugin, `shrink`,
+    and a Session (`new`, `fuzz`)."""
     adapter = launcher.persistent()
     try:
         started = adapter.start()

@@ -11,7 +11,7 @@ with some of them left out, kept only while it is still a valid case:
   request, and says nothing about a part of it);
 and the implementation fails it THE SAME WAY as the original case (`Way`).
 
-Candidates run through the run's own machinery (runner/execute.py `CaseRunner`): one persistent
+Candidates run through the run's own machinery (runner/session.py `CaseRunner`): one persistent
 process for the whole shrink when the implementation has persistent mode, one process per
 candidate otherwise (or with --isolate).
 """
@@ -43,9 +43,9 @@ from cardid_conformance.minimise import ddmin
 from cardid_conformance.outcome import Errored, Failed, Outcome, Skipped
 from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, execute, options
-from cardid_runner.adapter import Launcher, probe
+from cardid_runner.adapter import Launcher
 from cardid_runner.draft import DraftError, Metadata
-from cardid_runner.execute import CaseRunner
+from cardid_runner.session import CaseRunner
 
 SAME_WAY = """\
 "the same way": a failed case fails with the same rule at its first difference (the rule its
@@ -120,7 +120,7 @@ class Way:
 
 _SIGNAL = re.compile(r"killed by signal (\d+)")
 _STATUS = re.compile(r"exit status (\d+)|exited \(status (\d+)\)")
-#: What CaseRunner's retry note says when a fresh process passed the case (runner/execute.py).
+#: What CaseRunner's retry note says when a fresh process passed the case (runner/session.py).
 _FRESH_PASSED = "a fresh process passed"
 
 
@@ -215,17 +215,8 @@ class Shrinker:
 
     def _case_runner(self) -> CaseRunner:
         if self._runner is None:
-            session = None
-            isolate = self._opts.isolate
-            if not isolate:
-                started = probe(self._launcher)
-                if isinstance(started, str):
-                    isolate, self.fallback_reason = True, started
-                    self.mode = "per-case"
-                else:
-                    session = started[0]
-            self._runner = CaseRunner(self._opts, self.spec, isolate=isolate, session=session,
-                                      launcher=self._launcher)
+            self._runner = CaseRunner.started(self._opts, self.spec, self._launcher)
+            self.mode, self.fallback_reason = self._runner.mode.name, self._runner.mode.fallback_reason
         return self._runner
 
     def run(self, case: Case) -> tuple[Outcome, Answer]:
