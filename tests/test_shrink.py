@@ -22,7 +22,6 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.compare import Difference
 from cardid_conformance.judge import judge
-from cardid_conformance.minimise import ddmin
 from cardid_conformance.outcome import Errored, Failed, Passed
 from cardid_conformance.spec import Level, Spec
 from cardid_reference.adapter import answer as reference_answer
@@ -94,21 +93,6 @@ def long_case(tmp_path: Path, spec: Spec) -> Path:
     path.write_text(caseyaml.render_verified(case_data, path=path), encoding="utf-8")
     assert len(load_case(path, spec).observations) == 49
     return path
-
-
-def test_ddmin_finds_a_one_minimal_subset_asking_each_subset_once() -> None:
-    asked: list[tuple[int, ...]] = []
-
-    def fails(subset: tuple[int, ...]) -> bool:
-        asked.append(subset)
-        return {3, 7, 30} <= set(subset)
-
-    assert ddmin(range(50), fails) == (3, 7, 30)
-    assert len(asked) == len(set(asked)) < 150
-
-
-def test_ddmin_keeps_the_whole_when_nothing_can_go() -> None:
-    assert ddmin(range(4), lambda subset: len(subset) == 4) == (0, 1, 2, 3)
 
 
 def _errored(reason: str) -> Errored:
