@@ -82,7 +82,7 @@ def first_bytes(data: bytes, size: int = FIRST_BYTES) -> str:
     """The first bytes of an implementation's output, quoted on one line: undecodable bytes
     and every character a terminal or a report cannot take shown as escapes."""
     text = data[:size].decode("utf-8", "backslashreplace")
-    return '"' + escape.visible(text) + '"' + ("..." if len(data) > size else "")
+    return '"' + escape.show(text) + '"' + ("..." if len(data) > size else "")
 
 
 def quote(data: bytes | str, size: int = QUOTE) -> str:
