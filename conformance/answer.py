@@ -1,6 +1,6 @@
 """What an implementation gave back for one request, before anyone judges it.
 
-Answers hold decoded data only: the transport (runner/protocol.py) is the one place that turns
+Answers hold decoded data only: the protocol's decoding (conformance/protocol.py) is the one place that turns
 an implementation's bytes into JSON values, and everything after it works on values.
 """
 

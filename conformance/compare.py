@@ -388,7 +388,7 @@ def _name_rule(case: Case, expected: CardEntry) -> str:
 def _text(value: str | None, absent: str) -> str:
     """A name or an owner as a message shows it: in double quotes with unsafe characters
     escaped (not Python's repr, which doubles backslashes), or what stands for none."""
-    return absent if value is None else f'"{escape.visible(value)}"'
+    return absent if value is None else f'"{escape.show(value)}"'
 
 
 
@@ -497,7 +497,7 @@ def _never_named(case: Case, expected: CardEntry) -> str:
     nothing that named it, ever (revealed_at null), or only a description naming no card of the
     request's `cards` (revealed_at set, VIS-2)."""
     player = case.request.get("perspective")
-    who = f"the perspective player ({escape.visible(str(player))})" if player else "the perspective player"
+    who = f"the perspective player ({escape.show(str(player))})" if player else "the perspective player"
     if expected.revealed_at is None:
         return f"this {expected.kind}'s name was never shown to {who}"
     return (

@@ -1,6 +1,6 @@
 """The console report: one line per failure, a summary by rule family and level, the verdict.
 
-Every line is `escape.visible`: what an implementation wrote can neither repaint the terminal
+Every line is `escape.show`: what an implementation wrote can neither repaint the terminal
 nor forge a line.
 """
 
@@ -88,7 +88,7 @@ def failure_lines(
         lines.append(f"      case file: {_shown(case.path)}")
     if rerun and not isinstance(outcome, CaseBug):
         lines.append(f"      rerun: {rerun}")
-    return [escape.visible(line) for line in lines]
+    return [escape.show(line) for line in lines]
 
 
 def _shown(path: Path) -> str:
@@ -126,7 +126,7 @@ def identity_lines(info: RunInfo) -> list[str]:
         f"implementation: {name}, {info.mode} mode, command: {info.command}",
         f"suite: {suite_text}, card-identity spec {info.spec_version}, cases {info.cases_dir}",
     ]
-    return [escape.visible(line) for line in lines]
+    return [escape.show(line) for line in lines]
 
 
 #: How many disagreements of the generated games the console shows (the JSON report has all).
@@ -225,4 +225,4 @@ def summary_lines(
     lines.append(f"verdict: {v.text(spec.version)}")
     if v.known_failures_used:
         lines.append(f"known failures used: {', '.join(v.known_failures_used)}")
-    return [escape.visible(line) for line in lines]
+    return [escape.show(line) for line in lines]

@@ -44,7 +44,7 @@ def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
     if isinstance(case.expectation, Rejection):
         if case.role == "reader":
             text = str(case.request.get("text", ""))
-            shown = escape.visible(text if len(text) <= TEXT_SHOWN else text[:TEXT_SHOWN] + "...")
+            shown = escape.show(text if len(text) <= TEXT_SHOWN else text[:TEXT_SHOWN] + "...")
             difference = Difference(
                 rule="TXT-2",
                 message=f"answered, but the text is invalid and must be rejected: {shown}",

@@ -1,10 +1,12 @@
 """Talking to an implementation through the adapter contract: per-case and persistent modes.
 
 Both modes are an `Adapter` (start, run one request, close) over the same transport
-(runner/process/transport.py); what an implementation writes is decoded and checked in one
-place (runner/protocol.py). A command that cannot start is a usage error here (in the words of
-runner/starting.py), as every command reports it. The execution logic (runner/execute.py) sees only the `Launcher` and
-`Adapter` protocols, so that tests drive it with an in-memory fake.
+(runner/process/transport.py); the handshake is read and judged in one place
+(runner/handshake.py), and what an implementation writes decoded and checked in one place
+(conformance/protocol.py). A command that cannot start is a usage error here (in the words of
+runner/starting.py), as every command reports it. The execution logic (runner/execute.py,
+runner/session.py) sees only the `Launcher` and `Adapter` protocols, so that tests drive it
+with an in-memory fake.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from cardid_conformance import escape, protocol
 from cardid_conformance.answer import Answer, Crashed, Unsupported
-from cardid_runner import protocol
-from cardid_runner.process import idle
+from cardid_conformance.protocol import Hello, Problem, Reply
+from cardid_runner.handshake import Handshake, why_not
 from cardid_runner.process.errors import ProcessError
 from cardid_runner.process.reads import (
     MAX_OUTPUT,
@@ -27,25 +30,17 @@ from cardid_runner.process.reads import (
     Output,
     TimedOut,
     TooLong,
-    printable,
 )
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
-from cardid_runner.protocol import Hello, Problem, Reply
 from cardid_runner.starting import usage_error
 
 #: How long a process gets to end after `stop`.
 STOP_GRACE = 2.0
-#: The runner's persistent-mode commands (protocol.schema.json#/$defs/start, run, stop).
-START_LINE = b'{"cmd":"start","protocol":1}\n'
+#: The runner's persistent-mode commands after the handshake's `start` (runner/handshake.py):
+#: protocol.schema.json#/$defs/run, stop.
 STOP_LINE = b'{"cmd":"stop"}\n'
-#: Why persistent mode is off, when it is concluded at the handshake: one line, in the run's note.
-WAITING = (
-    "the implementation read the start line and is waiting for more input: a per-case adapter "
-    "(it reads to end of input) is fine and runs one process per case; a persistent adapter "
-    "must flush each line it writes; --isolate skips the handshake"
-)
 
 
 def run_line(seq: int, payload: bytes) -> tuple[bytes, ...]:
@@ -112,7 +107,8 @@ class Launcher(Protocol):
 def probe(launcher: Launcher) -> tuple[Adapter, Hello] | str:
     """Start the implementation in persistent mode: the running adapter and its handshake, or
     why there is none (the caller then runs a process per case, and says why). The one place the
-    suite probes: a run, the pytest plugin, `shrink`, and a Session (`new`, `fuzz`)."""
+    suite probes, through runner/session.py's `probe_mode`: a run, the pytest plugin, `shrink`,
+    and a Session (`new`, `fuzz`)."""
     adapter = launcher.persistent()
     try:
         started = adapter.start()
@@ -165,7 +161,7 @@ class Pin:
 
 
 def _describe(hello: Hello) -> str:
-    return f"{printable(hello.name)[:60]} {printable(hello.version)[:30]} roles {','.join(hello.roles)}"
+    return f"{escape.store(hello.name)[:60]} {escape.store(hello.version)[:30]} roles {','.join(hello.roles)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,45 +309,16 @@ class Persistent:
         with self._lock:
             self._proc = proc
         self._answered = {}
-        deadline = proc.started + self._start_timeout
-        proc.send(START_LINE)
-        while True:
-            # A per-case adapter reads on to end of input and never answers: seen, not waited
-            # out. Checked at each line too: an endless stream of blank lines is no handshake.
-            line = idle.read_line(proc, deadline, self._quiet)
-            match line:
-                case idle.Waiting():
-                    self._end()
-                    return WAITING
-                case Line(data=data) if not data.strip():
-                    continue  # blank lines carry nothing
-                case Line(data=data):
-                    hello = protocol.parse_hello(data)
-                    if isinstance(hello, Problem):
-                        self._end()
-                        return hello.reason
-                    changed = self._pin.check(hello)
-                    if changed is not None:
-                        self._end()
-                        return changed
-                    self.hello = hello
-                    return hello
-                case Ended():
-                    code = proc.wait_exit(min(deadline, time.monotonic() + STOP_GRACE))
-                    self._end()
-                    return "exited at the handshake" + (f" (status {code})" if code is not None else "")
-                case TimedOut():
-                    self._end()
-                    return (
-                        f"no handshake within {self._start_timeout:g} s (a persistent adapter must "
-                        "flush each line it writes; --isolate skips the handshake)"
-                    )
-                case TooLong():
-                    self._end()
-                    return f"wrote a handshake line over {MAX_OUTPUT:,} bytes"
-                case _:
-                    self._end()
-                    return "stopped: the run was interrupted"
+        shaken = Handshake(proc, timeout=self._start_timeout, quiet=self._quiet, grace=STOP_GRACE).read()
+        if not isinstance(shaken, Hello):
+            self._end()
+            return why_not(shaken, self._start_timeout)
+        changed = self._pin.check(shaken)
+        if changed is not None:
+            self._end()
+            return changed
+        self.hello = shaken
+        return shaken
 
     def run(self, request: Request) -> Answer:
         """Send one request and wait for its answer; any breach of protocol is a crash."""

@@ -344,7 +344,7 @@ def _list(args: argparse.Namespace) -> int:
         say(f"BUG IN CASE: {bug.message}", sys.stderr)
     for case in _selection(args, spec).apply(corpus.cases):
         fields = (case.id, case.role, case.level.name, ",".join(case.rules), case.description)
-        emit("\t".join(escape.visible(field) for field in fields))
+        emit("\t".join(escape.show(field) for field in fields))
     return Exit.FAILED if corpus.bugs else Exit.OK
 
 

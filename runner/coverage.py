@@ -101,7 +101,7 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(as_json(rules, contract), indent=2))
     else:
         for line in table_lines(rules, contract):
-            print(escape.visible(line))
+            print(escape.show(line))
     if corpus.bugs:
         print(f"note: {len(corpus.bugs)} case file(s) could not be read, so their citations are "
               "not counted (`cardid lint` names them)", file=sys.stderr)

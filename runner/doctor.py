@@ -21,14 +21,14 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardid_conformance import escape, schemas, suite
+from cardid_conformance import escape, protocol, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from cardid_conformance.cases import Case, Rejection, load_case
 from cardid_conformance.errors import CaseError, SuiteError, UsageError
+from cardid_conformance.protocol import Hello, NotJson, OverSeveralLines, Problem, Refused
 from cardid_conformance.spec import load_spec
-from cardid_runner import execute, options, protocol
+from cardid_runner import execute, options
 from cardid_runner.adapter import (
-    START_LINE,
     STOP_GRACE,
     STOP_LINE,
     PerCase,
@@ -38,11 +38,11 @@ from cardid_runner.adapter import (
     run_line,
     start_process,
 )
+from cardid_runner.handshake import Exited, Handshake, next_line
 from cardid_runner.process import idle
-from cardid_runner.process.reads import Ended, Line, Read, TimedOut, TooLong, printable
+from cardid_runner.process.reads import Ended, Line, TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
-from cardid_runner.protocol import Hello, Problem, Refused
 
 ROLES = ("writer", "reader")
 #: The requests checked, from real cases: the plainest valid and must-reject one of each role.
@@ -55,6 +55,11 @@ SAMPLES = {
 #: The `seq` values sent, in this order: not 1, 2, 3, so that a counter of its own is seen.
 SEQS = (7, 3, 12, 5)
 
+#: The hints for standard output that is no JSON: pretty-printed JSON, and anything else.
+ONE_LINE_HINT = ("write each message as one line of JSON, without indentation: JSON.stringify(x), "
+                 "json.dumps(x) with no indent (C-5)")
+LOGS_HINT = ("print logs and debug output to standard error: standard output holds only protocol "
+             "messages (C-7)")
 HANDSHAKE = '{"protocol": 1, "implementation": {"name": "...", "version": "..."}, "roles": ["writer", "reader"]}'
 _HINTS = (
     # What a problem's reason says -> the one hint for it.
@@ -64,10 +69,8 @@ _HINTS = (
      "(C-2): exit status 0 says the output is a result"),
     ("is not JSON: it is empty", "write the JSON answer on standard output before exiting; nothing was "
      "written there (C-1)"),
-    ("over several lines", "write each message as one line of JSON, without indentation: "
-     "JSON.stringify(x), json.dumps(x) with no indent (C-5)"),
-    ("not JSON", "print logs and debug output to standard error: standard output holds only protocol "
-     "messages (C-7)"),
+    ("over several lines", ONE_LINE_HINT),
+    ("not JSON", LOGS_HINT),
     ("without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"} on standard '
      "output (C-2); an uncaught error exits 1 too: see its standard error"),
     ("not UTF-8", "write UTF-8 on standard output, and logs to standard error (C-7)"),
@@ -100,7 +103,7 @@ class Finding:
         if telling is not None and telling != said[-1]:
             lines.append(f"  its standard error says: {telling[:200]}")
         lines += [f"  its standard error ends: {line[:200]}" for line in said[-1:]]
-        return [escape.visible(line) for line in lines]
+        return [escape.show(line) for line in lines]
 
 
 #: A line of standard error that says what went wrong, where the last line often does not
@@ -193,42 +196,9 @@ class Doctor:
     # Persistent mode.
 
     def _persistent(self, proc: Process) -> Generator[Finding, None, Hello | None]:
-        proc.send(START_LINE)
-        read = self._line(proc, proc.started + self.start_timeout)
-        match read:
-            case idle.Waiting():
-                yield self._waiting(proc)
-                return None
-            case Ended():
-                code = proc.wait_exit(time.monotonic() + self.stop_grace)
-                status = "" if code is None else f" with status {code}"
-                yield note(f"persistent mode: none: it exited at the start line{status} (fine: the "
-                           "runner runs one process per case)", stderr=proc.stderr_tail())
-                return None
-            case TimedOut():
-                yield problem(f"persistent mode: no handshake within {self.start_timeout:g} s, and it "
-                              "is not seen waiting for input either",
-                              "answer the start line with the handshake and flush it, or refuse it "
-                              'with {"rejected": "reason"}, or exit; --isolate skips the handshake')
-                return None
-            case TooLong():
-                yield problem("persistent mode: a handshake line of more than 16 MiB",
-                              f"the handshake is one line: {HANDSHAKE}")
-                return None
-            case Line(data=data):
-                hello = protocol.parse_hello(data)
-            case _:
-                return None
-        if isinstance(hello, Refused):
-            yield note(f"persistent mode: none: it {hello.reason} (fine: the runner runs one process "
-                       "per case)")
+        hello = yield from self._handshake(proc)
+        if hello is None:
             return None
-        if isinstance(hello, Problem):
-            hint = _hint(hello.reason) if "not JSON" in hello.reason else f"the handshake is {HANDSHAKE}"
-            yield problem(f"persistent mode: {hello.reason}", hint)
-            return None
-        yield ok(f"persistent mode: the handshake is valid for protocol.schema.json#/$defs/handshake: "
-                 f"{hello.name} {hello.version}, roles {', '.join(hello.roles)}")
         roles = [r for r in hello.roles if self.role in (None, r)]
         answered: set[int] = set()
         for sample, seq in zip([s for s in self._samples if s.role in roles], SEQS, strict=False):
@@ -238,13 +208,46 @@ class Doctor:
         yield from self._stop(proc)
         return hello
 
-    def _waiting(self, proc: Process) -> Finding:
+    def _handshake(self, proc: Process) -> Generator[Finding, None, Hello | None]:
+        """The handshake as the run reads and judges it (runner/handshake.py), as a finding."""
+        shake = Handshake(proc, timeout=self.start_timeout, quiet=self.quiet, grace=self.stop_grace)
+        match shake.read():
+            case Hello() as hello:
+                yield ok(f"persistent mode: the handshake is valid for "
+                         f"protocol.schema.json#/$defs/handshake: {hello.name} {hello.version}, "
+                         f"roles {', '.join(hello.roles)}")
+                return hello
+            case idle.Waiting():
+                yield self._waiting(shake)
+            case Exited(code=code):
+                status = "" if code is None else f" with status {code}"
+                yield note(f"persistent mode: none: it exited at the start line{status} (fine: the "
+                           "runner runs one process per case)", stderr=proc.stderr_tail())
+            case TimedOut():
+                yield problem(f"persistent mode: no handshake within {self.start_timeout:g} s, and it "
+                              "is not seen waiting for input either",
+                              "answer the start line with the handshake and flush it, or refuse it "
+                              'with {"rejected": "reason"}, or exit; --isolate skips the handshake')
+            case TooLong():
+                yield problem("persistent mode: a handshake line of more than 16 MiB",
+                              f"the handshake is one line: {HANDSHAKE}")
+            case Refused(reason=reason):
+                yield note(f"persistent mode: none: it {reason} (fine: the runner runs one process "
+                           "per case)")
+            case OverSeveralLines(reason=reason):
+                yield problem(f"persistent mode: {reason}", ONE_LINE_HINT)
+            case NotJson(reason=reason):
+                yield problem(f"persistent mode: {reason}", LOGS_HINT)
+            case Problem(reason=reason):
+                yield problem(f"persistent mode: {reason}", f"the handshake is {HANDSHAKE}")
+        return None
+
+    def _waiting(self, shake: Handshake) -> Finding:
         """It read `start` and waits: a per-case adapter, or a persistent one whose handshake
-        sits in its output buffer. Its input is closed to tell them apart: a persistent adapter
-        exits at end of input (flushing its buffer), a per-case one answers `start` as a request."""
-        proc.send(close=True)
-        read = self._line(proc, time.monotonic() + self.stop_grace)
-        if isinstance(read, Line) and isinstance(protocol.parse_hello(read.data), Hello):
+        sits in its output buffer. Its input is closed to tell them apart (`Handshake.late`): a
+        persistent adapter exits at end of input (flushing its buffer), a per-case one answers
+        `start` as a request."""
+        if shake.late() is not None:
             return problem("persistent mode: the handshake came only when its input was closed: "
                            "it does not flush its output, or it sat idle before answering longer "
                            f"than the {self.quiet:g} s the runner waits",
@@ -255,13 +258,6 @@ class Doctor:
         return note("persistent mode: none: it read the start line and waits for more input, as a "
                     "per-case adapter does (fine: the runner runs one process per case)")
 
-    def _line(self, proc: Process, deadline: float) -> Read | idle.Waiting:
-        """The next line that is not blank (blank lines are allowed and carry nothing)."""
-        while True:
-            read = idle.read_line(proc, deadline, self.quiet)
-            if not (isinstance(read, Line) and not read.data.strip()):
-                return read
-
     def _persistent_request(
         self, proc: Process, sample: Sample, seq: int, answered: set[int]
     ) -> Generator[Finding, None, bool]:
@@ -271,7 +267,7 @@ class Doctor:
             yield problem(f"{what}: it closed its standard input",
                           "read request after request until stop or end of input (C-5)")
             return False
-        read = self._line(proc, began + self.timeout)
+        read = next_line(proc, began + self.timeout, self.quiet)
         stderr = self._stderr(proc)
         match read:
             case idle.Waiting():
@@ -367,7 +363,7 @@ class Doctor:
                 found = schemas.first_problem(schema, result)
                 if found is not None:
                     return problem(f"{what}: the result does not match schema/{schema}.schema.json at "
-                                   f"{found.where()}: {printable(found.message)[:200]}",
+                                   f"{found.where()}: {escape.store(found.message)[:200]}",
                                    f"the {sample.role} result is defined in spec/adapter-contract.md "
                                    f"(Roles) and schema/{schema}.schema.json", stderr)
                 status = "" if persistent else "exit status 0, "
@@ -439,8 +435,8 @@ def main(args: argparse.Namespace, timing: Timing = DEFAULT) -> int:
             print(text, flush=True)
     again = ["--impl", args.impl, *(["--role", args.role] if args.role else [])]
     if problems:
-        print(escape.visible(f"{problems} problem(s): fix them, then run `cardid doctor "
+        print(escape.show(f"{problems} problem(s): fix them, then run `cardid doctor "
                              f"{shlex.join(again)}` again"))
         return 1
-    print(escape.visible(f"adapter looks right: run `cardid run {shlex.join(again)}`"))
+    print(escape.show(f"adapter looks right: run `cardid run {shlex.join(again)}`"))
     return 0

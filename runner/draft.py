@@ -20,13 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import files, schemas, suite
+from cardid_conformance import caseyaml, files, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
 from cardid_conformance.cases import Case, case_files, case_from_data
 from cardid_conformance.errors import CardidError, CaseError, UsageError
 from cardid_conformance.lint import NEEDS_REVIEW
 from cardid_conformance.spec import Spec
-from cardid_runner import caseyaml, execute
+from cardid_runner import execute
 from cardid_runner.adapter import Launcher
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.session import Session
@@ -241,7 +241,7 @@ def checked(path: Path, data: Mapping[str, Any], spec: Spec) -> Case:
 
 
 def write(path: Path, data: Mapping[str, Any], comments: Sequence[str], *, what: str) -> None:
-    """Write the case file: verified YAML (runner/caseyaml.py), written atomically; a file
+    """Write the case file: verified YAML (conformance/caseyaml.py), written atomically; a file
     that appeared at `path` in the meantime is not replaced. DraftError for data no YAML file
     reads back (a lone surrogate), UsageError for a file that cannot be written."""
     lines = [modeline(path), *(part for line in comments for part in caseyaml.comment(line))]

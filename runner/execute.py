@@ -1,7 +1,10 @@
-"""Running a selection of cases against one implementation, serially or in parallel.
+"""Running a selection of cases against one implementation, serially or in parallel: the
+scheduling of the cases, and the stop of a run whose first cases all fail alike at start-up.
 
-The logic here sees implementations only through `runner.adapter.Launcher` and `Adapter`: the
-project's tests drive it with an in-memory fake (tests/fakes/scripted.py).
+The implementation's processes are runner/session.py's (`CaseRunners`: persistent mode probed
+once, a case runner a thread, a crash retried in a fresh process, breaches seen late), over
+`runner.adapter.Launcher` and `Adapter` only: the project's tests drive it with an in-memory
+fake (tests/fakes/scripted.py).
 """
 
 from __future__ import annotations
@@ -15,14 +18,14 @@ from dataclasses import dataclass
 from cardid_conformance.answer import Answer, Crashed
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
-from cardid_conformance.judge import judge
-from cardid_conformance.outcome import Errored, NotRun, Outcome, Passed, status
+from cardid_conformance.outcome import Errored, NotRun, Outcome
 from cardid_conformance.spec import Level, Spec
-from cardid_runner.adapter import Adapter, Exited, Hello, Launcher, ProcessLauncher, Request, probe
+from cardid_runner.adapter import Exited, Hello, Launcher, ProcessLauncher
 from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.session import CaseRunners
 from cardid_runner.starting import usage_error
 
 #: The bundled reference, with -P: `-m` would otherwise look in the working folder first, where
@@ -124,108 +127,29 @@ class _Interrupted(Exception):
     """Raised in a case runner whose case was cut short by an interruption; its result is dropped."""
 
 
-class CaseRunner:
-    """Runs cases one at a time (one per thread of a parallel run): in its own persistent process, or a process per case."""
+class _Startup:
+    """Watches the first cases to finish (STARTUP_SAMPLE at most) for a start-up failure
+    (`startup_failure`): once they are all in, judged once; then `failure` stops the run."""
 
-    def __init__(
-        self,
-        options: Options,
-        spec: Spec,
-        *,
-        isolate: bool,
-        session: Adapter | None = None,
-        launcher: Launcher | None = None,
-    ) -> None:
-        self._options = options
-        self._spec = spec
-        self._isolate = isolate
-        self._launcher = launcher or options.launcher()
-        #: The persistent adapter; a started one may be handed over (the probe's, see run_cases).
-        self._session: Adapter | None = session
-        self._fresh: Adapter | None = None
-        self._lock = threading.Lock()
-        #: case ID -> a protocol breach about that case seen only later (a second answer).
-        self.late_violations: dict[str, str] = {}
+    def __init__(self, sample: int, launcher: Launcher, timeout: float) -> None:
+        self._sample = sample
+        self._launcher = launcher
+        self._timeout = timeout
+        self._first: list[Answer] = []
+        self.failure: StartupFailure | None = None
 
-    @property
-    def mode(self) -> str:
-        """"per-case" or "persistent", as a report names it."""
-        return "per-case" if self._isolate else "persistent"
+    def seen(self, answer: Answer) -> bool:
+        """Count one finished case's answer (under the run's lock); True when the sample is
+        complete with it, and is to be judged."""
+        if len(self._first) >= self._sample:
+            return False
+        self._first.append(answer)
+        return len(self._first) == self._sample
 
-    def outcome(self, case: Case) -> Outcome:
-        """Run one case; a crash in persistent mode is retried once in a fresh process."""
-        return self.run(case)[0]
-
-    def _request(self, case: Case) -> Request:
-        return Request(
-            tag=case.id, role=case.role, payload=case.request_bytes(), timeout=self._options.timeout
-        )
-
-    def run(self, case: Case) -> tuple[Outcome, Answer]:
-        """Run one case: its outcome, and the implementation's raw answer."""
-        request = self._request(case)
-        if self._isolate:
-            first = self._per_case().run(request)
-            return judge(case, first, self._spec), first
-        with self._lock:
-            if self._session is None:
-                self._session = self._launcher.persistent()
-            session = self._session
-        first = session.run(request)
-        outcome = judge(case, first, self._spec)
-        if isinstance(first, Crashed) and not first.protocol_only and not STOP.is_set():
-            # Tell a real crash from state left behind by the cases before it. Breaches only
-            # persistent mode can show (a wrong seq) have nothing to retry.
-            again = self._per_case().run(request)
-            if not STOP.is_set():
-                outcome = _annotate(outcome, _retry_note(first, again, judge(case, again, self._spec)))
-        return outcome, first
-
-    def _per_case(self) -> Adapter:
-        with self._lock:
-            if self._fresh is None:
-                self._fresh = self._launcher.per_case()
-            return self._fresh
-
-    def interrupt(self) -> None:
-        """From another thread: end this case runner's processes so that its waits return."""
-        with self._lock:
-            adapters = [a for a in (self._session, self._fresh) if a is not None]
-        for adapter in adapters:
-            adapter.interrupt()
-
-    def close(self) -> None:
-        """Stop the processes, if any, and collect breaches they revealed late."""
-        with self._lock:
-            adapters = [a for a in (self._session, self._fresh) if a is not None]
-            self._session = self._fresh = None
-        for adapter in adapters:
-            for tag, reason in adapter.close().items():
-                self.late_violations.setdefault(tag, reason)
-
-
-def _retry_note(first: Crashed, again: Answer, judged: Outcome) -> str:
-    """What the fresh-process retry of a persistent-mode crash showed."""
-    if isinstance(again, Crashed):
-        if again.timed_out:
-            return "times out in a fresh process too"
-        if first.timed_out:
-            return f"crashes in a fresh process: {again.reason}"
-        return f"crashes in a fresh process too: {again.reason}"
-    if isinstance(judged, Passed):
-        if first.earlier:
-            return (
-                f"only after earlier cases: a fresh process passed, this one had answered "
-                f"{first.earlier} request(s) before"
-            )
-        return "only in persistent mode: a fresh process passed"
-    return f"a fresh process did not crash, but the case {status(judged)} there"
-
-
-def start_session(options: Options, launcher: Launcher | None = None) -> tuple[Adapter, Hello] | str:
-    """Start the implementation in persistent mode: the running session and its handshake, or
-    why it failed."""
-    return probe(launcher or options.launcher())
+    def judge(self) -> None:
+        """Judge the complete sample: once, outside the lock, for it may start the
+        implementation once more."""
+        self.failure = startup_failure(self._first, self._launcher, self._timeout)
 
 
 def run_cases(
@@ -239,84 +163,84 @@ def run_cases(
 ) -> Execution:
     """Run every case and return the outcomes in the order of `cases`.
 
-    The run stops early when STOP (runner/process/stop.py) is set, by a signal handler or by Ctrl-C
-    here: finished outcomes are kept, cases cut short are dropped. It also stops when the
-    first cases to finish all err alike at start-up (`startup_failure`): every case not begun
-    by then is NotRun. `on_start` is given the handshake (None in per-case mode) and the mode
-    once they are known, before any case runs; `progress` each outcome as its case finishes.
+    The implementation's processes are runner/session.py's `CaseRunners` (persistent mode probed
+    once, a case runner a thread, crashes retried in a fresh process, breaches seen late); this
+    schedules the cases over them. The run stops early when STOP (runner/process/stop.py) is
+    set, by a signal handler or by Ctrl-C here: finished outcomes are kept, cases cut short are
+    dropped. It also stops when the first cases to finish all err alike at start-up
+    (`startup_failure`): every case not begun by then is NotRun. `on_start` is given the
+    handshake (None in per-case mode) and the mode once they are known, before any case runs;
+    `progress` each outcome as its case finishes.
     """
     launcher = launcher or options.launcher()
-    hello: Hello | None = None
-    fallback: str | None = None
-    isolate = options.isolate
-    # The probe's process serves the first case runner: starting a second one cost as much as the
-    # whole corpus takes to run in persistent mode.
-    spare: list[Adapter] = []
-    if not isolate and not STOP.is_set():
-        started = probe(launcher)
-        if isinstance(started, str):
-            if not STOP.is_set():  # an interrupted handshake is no reason to change modes
-                isolate, fallback = True, started
-        else:
-            spare.append(started[0])
-            hello = started[1]
+    runners = CaseRunners(options, spec, launcher)
     if on_start is not None:
-        on_start(hello, "per-case" if isolate else "persistent")
-    local = threading.local()
-    case_runners: list[CaseRunner] = []
-    lock = threading.Lock()
+        on_start(runners.mode.hello, runners.mode.name)
+    run = _Cases(runners, _Startup(min(STARTUP_SAMPLE, len(cases)), launcher, options.timeout), progress)
+    late = _schedule(cases, run.one, options.jobs, runners)
+    outcomes = [run.finished[case.id] for case in cases if case.id in run.finished]
+    return Execution(
+        outcomes=tuple(erring([o.case_id for o in outcomes], {o.case_id: o for o in outcomes}, late,
+                              {case.id: case.level for case in cases})),
+        answers=run.answers,
+        hello=runners.mode.hello,
+        mode=runners.mode.name,
+        fallback_reason=runners.mode.fallback_reason,
+        interrupted=STOP.is_set() and len(run.finished) < len(cases),
+        startup_failure=run.startup.failure,
+    )
 
-    answers: dict[str, Answer] = {}
-    finished: dict[str, Outcome] = {}
-    first: list[Answer] = []  # the answers of the first cases to finish, STARTUP_SAMPLE at most
-    sample = min(STARTUP_SAMPLE, len(cases))
-    stopped: list[StartupFailure] = []  # one, once the run stops
 
-    def one(case: Case) -> None:
+class _Cases:
+    """A run's cases as they finish: each run by its thread's case runner (`one`), its outcome
+    and answer kept and given to `progress`, the start-up watch fed; once it sees a start-up
+    failure, every case not begun is NotRun."""
+
+    def __init__(self, runners: CaseRunners, startup: _Startup, progress: Callable[[Outcome], None] | None) -> None:
+        self._runners = runners
+        self.startup = startup
+        self._progress = progress
+        self._lock = threading.Lock()
+        self.answers: dict[str, Answer] = {}
+        self.finished: dict[str, Outcome] = {}
+
+    def one(self, case: Case) -> None:
+        """Run one case (from any thread); _Interrupted when the run was stopped meanwhile."""
         if STOP.is_set():
             raise _Interrupted
-        if stopped:
-            with lock:
-                finished[case.id] = NotRun(case_id=case.id, reason=stopped[0].not_run_reason)
-                if progress is not None:
-                    progress(finished[case.id])
+        if self.startup.failure is not None:
+            with self._lock:
+                self._record(NotRun(case_id=case.id, reason=self.startup.failure.not_run_reason))
             return
-        case_runner = getattr(local, "case_runner", None)
-        if case_runner is None:
-            with lock:
-                session = spare.pop() if spare else None
-                case_runner = local.case_runner = CaseRunner(
-                    options, spec, isolate=isolate, session=session, launcher=launcher
-                )
-                case_runners.append(case_runner)
         try:
-            outcome, answer = case_runner.run(case)
+            outcome, answer = self._runners.mine().run(case)
         except UsageError as exc:
-            with lock:
-                if not finished:
+            with self._lock:
+                if not self.finished:
                     raise  # the command was wrong from the start: a usage error, before any case
             # It started before: what changed since (its program removed, no descriptor left) is
             # this case's error, and the run goes on, its finished results kept.
             reason = f"the implementation could not be started for this case: {exc.message}"
             outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
-        with lock:
+        with self._lock:
             if STOP.is_set():
                 raise _Interrupted  # the answer may be an artefact of the interruption
-            answers[case.id] = answer
-            finished[case.id] = outcome
-            if progress is not None:
-                progress(outcome)
-            if len(first) < sample:
-                first.append(answer)
-                judge_start = len(first) == sample
-            else:
-                judge_start = False
-        if judge_start:  # once, outside the lock: it may start the implementation once more
-            failure = startup_failure(first, launcher, options.timeout)
-            if failure is not None:
-                stopped.append(failure)
+            self.answers[case.id] = answer
+            self._record(outcome)
+            complete = self.startup.seen(answer)
+        if complete:
+            self.startup.judge()
 
-    pool = ThreadPoolExecutor(max_workers=options.jobs) if options.jobs > 1 else None
+    def _record(self, outcome: Outcome) -> None:
+        self.finished[outcome.case_id] = outcome
+        if self._progress is not None:
+            self._progress(outcome)
+
+
+def _schedule(cases: Sequence[Case], one: Callable[[Case], None], jobs: int, runners: CaseRunners) -> dict[str, str]:
+    """Call `one` on every case, in order or over `jobs` threads, until done or STOP; then end
+    the case runners' processes: the breaches they saw late, by case ID."""
+    pool = ThreadPoolExecutor(max_workers=jobs) if jobs > 1 else None
     try:
         if pool is None:
             for case in cases:
@@ -334,28 +258,11 @@ def run_cases(
         pass
     finally:
         if STOP.is_set():
-            for case_runner in case_runners:
-                case_runner.interrupt()
+            runners.interrupt()
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        for session in spare:
-            session.close()  # no case took it
-        for case_runner in case_runners:
-            case_runner.close()
-    interrupted = STOP.is_set() and len(finished) < len(cases)
-    outcomes = [finished[case.id] for case in cases if case.id in finished]
-    late = {case_id: reason for case_runner in case_runners for case_id, reason in case_runner.late_violations.items()}
-    outcomes = erring([o.case_id for o in outcomes], {o.case_id: o for o in outcomes}, late,
-                      {case.id: case.level for case in cases})
-    return Execution(
-        outcomes=tuple(outcomes),
-        answers=answers,
-        hello=hello,
-        mode="per-case" if isolate else "persistent",
-        fallback_reason=fallback,
-        interrupted=interrupted,
-        startup_failure=stopped[0] if stopped else None,
-    )
+        late = runners.close()
+    return late
 
 
 def before_answering(answer: Answer) -> bool:
@@ -401,15 +308,3 @@ def erring(
         for case_id in order
         if case_id in reasons or case_id in outcomes
     ]
-
-
-def _annotate(outcome: Outcome, note: str) -> Outcome:
-    if isinstance(outcome, Errored):
-        return Errored(
-            case_id=outcome.case_id,
-            level=outcome.level,
-            reason=f"{outcome.reason} ({note})",
-            stderr=outcome.stderr,
-            seconds=outcome.seconds,
-        )
-    return outcome

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import escape, schemas, yamlfile
+from cardid_conformance import caseyaml, escape, schemas, yamlfile
 from cardid_conformance.errors import UsageError
 from cardid_conformance.known import PLACEHOLDER_REASON, load_known_failures
-from cardid_runner import caseyaml, options, outputs
+from cardid_runner import options, outputs
 from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.resume import read_report
 
@@ -101,7 +101,7 @@ def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int
     expires = args.expires or (today or datetime.date.today()) + datetime.timedelta(days=DEFAULT_DAYS)
     failing = [result for result in report["results"] if result["status"] in FAILING]
     if not failing:
-        print(escape.visible(f"{args.report} has no failed or errored case: no known-failure file is needed (nothing written)"))
+        print(escape.show(f"{args.report} has no failed or errored case: no known-failure file is needed (nothing written)"))
         return 1
     implementation = report["implementation"]
     data = known_failures(implementation, failing, expires)
@@ -115,7 +115,7 @@ def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int
         raise UsageError(str(exc)) from None
     encoded = text.encode("utf-8")
     if len(encoded) > yamlfile.MAX_BYTES:  # --expect would refuse it: write nothing
-        print(escape.visible(
+        print(escape.show(
             f"{len(failing):,} failures make a known-failure file of {len(encoded):,} bytes, over the "
             f"{yamlfile.MAX_BYTES:,} bytes --expect reads (nothing written): fix the failures that "
             "share a cause first (cardid run groups them by rule), or list a selection "
@@ -127,12 +127,12 @@ def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int
     except OutputError as exc:
         raise UsageError(exc.message) from None
     load_known_failures(out)  # what was written is what --expect reads
-    print(escape.visible(
+    print(escape.show(
         f"wrote {out}: {len(failing)} known failure(s) of {data['implementation']}, expiring on "
         f"{expires.isoformat()}"
     ))
-    print(escape.visible(f'  replace each reason "{PLACEHOLDER_REASON}" with why the case fails (and an issue link), then'))
-    print(escape.visible(f"  cardid run --impl ... --expect {out}"))
+    print(escape.show(f'  replace each reason "{PLACEHOLDER_REASON}" with why the case fails (and an issue link), then'))
+    print(escape.show(f"  cardid run --impl ... --expect {out}"))
     return 0
 
 

@@ -189,7 +189,7 @@ def as_yaml(imported: Imported, origin: str) -> str:
     """The request as YAML (flow mappings are JSON), each observation with a comment naming its
     place in the log and what was inferred."""
     request = imported.request
-    lines = [f"# imported from {escape.visible(origin)}"]
+    lines = [f"# imported from {escape.show(origin)}"]
     if imported.skipped:
         lines.append(f"# not understood, passed over: {', '.join(imported.skipped)}")
     for key in ("role", "perspective", "players", "source", "cards"):
@@ -198,5 +198,5 @@ def as_yaml(imported: Imported, origin: str) -> str:
     notes = imported.notes or (None,) * len(imported.places)
     for observation, place, note in zip(request["observations"], imported.places, notes, strict=True):
         comment = place if note is None else f"{place}: {note}"
-        lines.append(f"  - {json.dumps(observation, ensure_ascii=False)}  # {escape.visible(comment)}")
+        lines.append(f"  - {json.dumps(observation, ensure_ascii=False)}  # {escape.show(comment)}")
     return "\n".join(lines) + "\n"

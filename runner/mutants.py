@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> int:
         print(json.dumps(as_json(rows, len(corpus.cases)), indent=2))
     else:
         for line in table_lines(rows, len(corpus.cases)):
-            print(escape.visible(line))
+            print(escape.show(line))
     notes(corpus, matrix)
     return 0 if all(row.caught for row in rows) else 1
 

@@ -98,8 +98,8 @@ def main(args: argparse.Namespace) -> int:
     path = draft.target(args.id, args.out, suite.CASES_DIR / role)
     data = template(args.id, role, rules, spec)
     draft.write(path, data, _TEMPLATE_COMMENT, what="the new case")
-    print(escape.visible(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with"))
-    print(escape.visible(f"  cardid lint --cases {path} && cardid run --cases {path}"))
+    print(escape.show(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with"))
+    print(escape.show(f"  cardid lint --cases {path} && cardid run --cases {path}"))
     return 0
 
 
@@ -121,7 +121,7 @@ def _reported(draw: Callable[[argparse.Namespace, Spec], int], args: argparse.Na
         return draw(args, spec)
     except DraftError as exc:
         for line in exc.render().split("\n"):
-            print(escape.visible(line), file=sys.stderr)
+            print(escape.show(line), file=sys.stderr)
         return 1
 
 
@@ -241,12 +241,12 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
     ]
     draft.write(path, data, comments, what="the new case")
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
-    print(escape.visible(
+    print(escape.show(
         f"wrote {path}: the request saved in {folder}, and as its expectation {expectation} from "
         f"{reference}, tagged needs-review"
     ))
-    print(escape.visible("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;"))
-    print(escape.visible(f"  cardid lint --cases {path} says what is left"))
+    print(escape.show("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;"))
+    print(escape.show(f"  cardid lint --cases {path} says what is left"))
     return 0
 
 
@@ -287,11 +287,11 @@ def _from_log(args: argparse.Namespace, spec: Spec) -> int:
     ]
     draft.write(path, data, comments, what="the new case")
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
-    print(escape.visible(
+    print(escape.show(
         f"wrote {path}: {count} observations of {args.from_log}, and as its expectation {expectation} "
         f"from {reference}, tagged needs-review"
     ))
-    print(escape.visible("  cut it to the stretch that shows the behaviour, check the expectation against the "
+    print(escape.show("  cut it to the stretch that shows the behaviour, check the expectation against the "
                          "cited rules, then remove the REVIEW lines and the tag"))
     return 0
 

@@ -47,6 +47,7 @@ from cardid_runner.adapter import Hello
 from cardid_runner.process.command import check_interpreter_line
 from cardid_runner.process.errors import ProcessError
 from cardid_runner.run import Outputs, Result, Run, conclude
+from cardid_runner.session import CaseRunner
 from cardid_runner.starting import cannot_start, usage_error
 
 #: The plugin's options that take one value: the option, its dest, the check of its value and
@@ -97,7 +98,7 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     return None
 
 
-def _case_runner(config: pytest.Config) -> execute.CaseRunner:
+def _case_runner(config: pytest.Config) -> CaseRunner:
     """One implementation per pytest process (each xdist worker has its own)."""
     if _CASE_RUNNER not in config.stash:
         command = config.getoption("--impl")
@@ -110,20 +111,15 @@ def _case_runner(config: pytest.Config) -> execute.CaseRunner:
             multiplier=config.getoption("--timeout-multiplier"),
             isolate=config.getoption("--isolate"),
         )
-        # The probe's process serves the cases, rather than being stopped and started again.
-        started = None if options.isolate else execute.start_session(options)
-        session, hello = (None, None) if started is None or isinstance(started, str) else started
-        if isinstance(started, str):  # said in the report and the verdict block, as `cardid run` does
-            config.stash[_FALLBACK] = started
-        config.stash[_CASE_RUNNER] = execute.CaseRunner(
-            options, load_spec(), isolate=session is None, session=session
-        )
-        if hello is not None:
-            config.stash[_HELLO] = hello
+        case_runner = config.stash[_CASE_RUNNER] = CaseRunner.started(options, load_spec())
+        if case_runner.mode.fallback_reason is not None:  # said in the report and the verdict
+            config.stash[_FALLBACK] = case_runner.mode.fallback_reason  # block, as `cardid run` does
+        if case_runner.mode.hello is not None:
+            config.stash[_HELLO] = case_runner.mode.hello
     return config.stash[_CASE_RUNNER]
 
 
-_CASE_RUNNER = pytest.StashKey[execute.CaseRunner]()
+_CASE_RUNNER = pytest.StashKey[CaseRunner]()
 #: The handshake of this process's implementation, when persistent mode started.
 _HELLO = pytest.StashKey[Hello]()
 #: Why this process runs a process per case, when persistent mode was not used.
@@ -334,18 +330,18 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     """Protocol breaches seen only after a case's item finished (a second answer to it), and
     the session's known-failure problems and report, each once."""
     for case_id, reason in sorted(_late_violations(config).items()):
-        line = escape.visible(f"ERROR {case_id}: {reason} (seen after the item finished)")
+        line = escape.show(f"ERROR {case_id}: {reason} (seen after the item finished)")
         terminalreporter.write_line(line, red=True)
     result = config.stash.get(_RESULT, None)
     if result is None:
         return
     for problem in result.known_failure_problems:
-        terminalreporter.write_line(escape.visible(f"KNOWN-FAILURE FILE: {problem}"), red=True)
+        terminalreporter.write_line(escape.show(f"KNOWN-FAILURE FILE: {problem}"), red=True)
     for message in result.unwritten:
-        terminalreporter.write_line(escape.visible(f"error: {message}"), red=True)
+        terminalreporter.write_line(escape.show(f"error: {message}"), red=True)
     path = config.getoption("--cardid-report-json")
     if path is not None and not result.unwritten:
-        terminalreporter.write_line(escape.visible(f"cardid report: {path}"))
+        terminalreporter.write_line(escape.show(f"cardid report: {path}"))
 
 
 class Corpus(pytest.Directory):
@@ -395,7 +391,7 @@ class CaseItem(pytest.Item):
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
         if _makes_result(self.config):
-            self.result_entry = _entry(outcome, self.case, case_runner.mode, self.config.stash.get(_HELLO, None),
+            self.result_entry = _entry(outcome, self.case, case_runner.mode.name, self.config.stash.get(_HELLO, None),
                                        self.config.stash.get(_FALLBACK, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
@@ -429,7 +425,7 @@ class CaseItem(pytest.Item):
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         if isinstance(excinfo.value, ConformanceFailure):
-            return "\n".join([escape.visible(self.case.description), *excinfo.value.lines])
+            return "\n".join([escape.show(self.case.description), *excinfo.value.lines])
         if isinstance(excinfo.value, pytest.xfail.Exception):
             # A listed known failure: pytest shows its reason, never this text, and formatting
             # the traceback of the plugin's frames cost some 0.1 s an item (8 s for 82 of them).
@@ -470,7 +466,7 @@ class BrokenCase(pytest.Item):
         self.error = error
 
     def runtest(self) -> None:
-        raise ConformanceFailure([escape.visible(f"BUG IN CASE: {self.error.message}")])
+        raise ConformanceFailure([escape.show(f"BUG IN CASE: {self.error.message}")])
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
         return str(excinfo.value)

@@ -68,7 +68,7 @@ def main(args: argparse.Namespace) -> int:
             lines.append("")
         lines += rule_lines(spec, rule, texts.get(rule.id), corpus.cases)
     for line in lines:
-        print(escape.visible(line))
+        print(escape.show(line))
     if corpus.bugs:
         print(
             f"note: {len(corpus.bugs)} case file(s) could not be read, so their citations are "
@@ -83,7 +83,7 @@ def list_lines(spec: Spec) -> list[str]:
     width = max(len(rule_id) for rule_id in spec.rules)
     family_width = max(len(family) for family in spec.families)
     return [
-        escape.visible(f"{rule.id:<{width}}  {rule.level.name:<6}  {rule.family:<{family_width}}  {rule.summary}")
+        escape.show(f"{rule.id:<{width}}  {rule.level.name:<6}  {rule.family:<{family_width}}  {rule.summary}")
         for rule in spec.rules.values()
     ]
 

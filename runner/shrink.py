@@ -1,6 +1,6 @@
 """`cardid shrink --impl CMD CASE`: a failing case reduced to a smallest one that fails the same way.
 
-Delta debugging (ddmin, Zeller and Hildebrandt 2002) over a writer request's observations, then
+Delta debugging (ddmin, Zeller and Hildebrandt 2002: conformance/minimise.py) over a writer request's observations, then
 over its card facts; over the lines of a reader's card table text. Each candidate is a request
 with some of them left out, kept only while it is still a valid case:
 - it validates against the role's input schema (schema/writer-input.schema.json, ...);
@@ -11,7 +11,7 @@ with some of them left out, kept only while it is still a valid case:
   request, and says nothing about a part of it);
 and the implementation fails it THE SAME WAY as the original case (`Way`).
 
-Candidates run through the run's own machinery (runner/execute.py `CaseRunner`): one persistent
+Candidates run through the run's own machinery (runner/session.py `CaseRunner`): one persistent
 process for the whole shrink when the implementation has persistent mode, one process per
 candidate otherwise (or with --isolate).
 """
@@ -19,11 +19,10 @@ candidate otherwise (or with --isolate).
 from __future__ import annotations
 
 import argparse
-import math
 import re
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,12 +39,13 @@ from cardid_conformance.cases import (
     load_corpus,
 )
 from cardid_conformance.errors import CaseError, UsageError
+from cardid_conformance.minimise import ddmin
 from cardid_conformance.outcome import Errored, Failed, Outcome, Skipped
 from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, execute, options
-from cardid_runner.adapter import Launcher, probe
+from cardid_runner.adapter import Launcher
 from cardid_runner.draft import DraftError, Metadata
-from cardid_runner.execute import CaseRunner
+from cardid_runner.session import CaseRunner
 
 SAME_WAY = """\
 "the same way": a failed case fails with the same rule at its first difference (the rule its
@@ -120,7 +120,7 @@ class Way:
 
 _SIGNAL = re.compile(r"killed by signal (\d+)")
 _STATUS = re.compile(r"exit status (\d+)|exited \(status (\d+)\)")
-#: What CaseRunner's retry note says when a fresh process passed the case (runner/execute.py).
+#: What CaseRunner's retry note says when a fresh process passed the case (runner/session.py).
 _FRESH_PASSED = "a fresh process passed"
 
 
@@ -144,41 +144,6 @@ def way(outcome: Outcome, answer: Answer) -> Way | None:
             return Way("errored", "output that is no usable answer")
         case _:
             return None
-
-
-def ddmin(items: Sequence[int], fails: Callable[[tuple[int, ...]], bool]) -> tuple[int, ...]:
-    """A 1-minimal subsequence of `items` for which `fails` holds (it must hold for `items`):
-    removing any one more item makes it pass. `fails` is asked each subsequence once at most."""
-    seen: dict[tuple[int, ...], bool] = {}
-
-    def test(subset: tuple[int, ...]) -> bool:
-        if subset not in seen:
-            seen[subset] = fails(subset)
-        return seen[subset]
-
-    current = tuple(items)
-    granularity = 2
-    while len(current) >= 2:
-        size = math.ceil(len(current) / granularity)
-        chunks = [current[start : start + size] for start in range(0, len(current), size)]
-        reduced: tuple[int, ...] | None = None
-        for chunk in chunks:
-            if test(chunk):
-                reduced, granularity = chunk, 2
-                break
-        if reduced is None and len(chunks) > 2:
-            for index in range(len(chunks)):
-                complement = tuple(item for other, chunk in enumerate(chunks) if other != index for item in chunk)
-                if test(complement):
-                    reduced, granularity = complement, max(granularity - 1, 2)
-                    break
-        if reduced is not None:
-            current = reduced
-            continue
-        if granularity >= len(current):
-            break
-        granularity = min(len(current), granularity * 2)
-    return current
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -250,17 +215,8 @@ class Shrinker:
 
     def _case_runner(self) -> CaseRunner:
         if self._runner is None:
-            session = None
-            isolate = self._opts.isolate
-            if not isolate:
-                started = probe(self._launcher)
-                if isinstance(started, str):
-                    isolate, self.fallback_reason = True, started
-                    self.mode = "per-case"
-                else:
-                    session = started[0]
-            self._runner = CaseRunner(self._opts, self.spec, isolate=isolate, session=session,
-                                      launcher=self._launcher)
+            self._runner = CaseRunner.started(self._opts, self.spec, self._launcher)
+            self.mode, self.fallback_reason = self._runner.mode.name, self._runner.mode.fallback_reason
         return self._runner
 
     def run(self, case: Case) -> tuple[Outcome, Answer]:
@@ -405,31 +361,31 @@ def main(args: argparse.Namespace) -> int:
     path = draft.target(new_id, args.out, case.path.parent)
     argv = execute.implementation_argv(args.impl)
     opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier, isolate=args.isolate)
-    print(escape.visible(f"shrink: running {case.id} against {args.impl}"), flush=True)
+    print(escape.show(f"shrink: running {case.id} against {args.impl}"), flush=True)
     try:
         with Shrinker(case, opts, spec, path=path, new_id=new_id) as shrinker:
             result = shrinker.shrink()
     except NoFailure as exc:
-        print(escape.visible(f"shrink: {exc}"))
+        print(escape.show(f"shrink: {exc}"))
         return 1
     if result.fallback_reason:
-        print(escape.visible(f"note: persistent mode unavailable ({result.fallback_reason}); one process per candidate"))
+        print(escape.show(f"note: persistent mode unavailable ({result.fallback_reason}); one process per candidate"))
     if all(kept == of for _, kept, of in result.removed):
         what = " or ".join(what.removesuffix("s") for what, _, _ in result.removed if what != "card facts")
-        print(escape.visible(
+        print(escape.show(
             f"shrink: {case.id} {result.way}, and is as small as shrinking makes it: no {what} "
             f"can go without changing that ({result.tried} runs); nothing written"
         ))
         return 1
     for line in report_lines(result, case):
-        print(escape.visible(line))
+        print(escape.show(line))
     try:
         draft.write(path, result.data, comments(result, case, args.impl), what="the shrunk case")
     except DraftError as exc:
         for line in exc.render().split("\n"):
-            print(escape.visible(line), file=sys.stderr)
+            print(escape.show(line), file=sys.stderr)
         return 1
-    print(escape.visible(f"wrote {path}"))
+    print(escape.show(f"wrote {path}"))
     return 0
 
 

@@ -49,8 +49,8 @@ def usage_error(exc: ProcessError) -> UsageError:
 
 
 def _windows_line_ending(argv: Sequence[str], line: bytes) -> UsageError:
-    shown = escape.visible(repr(argv[0]))
-    named = escape.visible(line[2:].rstrip(b"\r\n").decode("utf-8", "replace").strip()[:120])
+    shown = escape.show(repr(argv[0]))
+    named = escape.show(line[2:].rstrip(b"\r\n").decode("utf-8", "replace").strip()[:120])
     return UsageError(
         f"cannot start implementation {shown}: its #! line ends with a Windows line ending (CR LF), "
         f"so the system looks for {named + chr(13)!r}, not {named!r}",
@@ -62,14 +62,14 @@ def _windows_line_ending(argv: Sequence[str], line: bytes) -> UsageError:
 def cannot_start(argv: Sequence[str], exc: BaseException) -> UsageError:
     """The usage error for a command whose program could not be started (`exc`, from Popen)."""
     program = argv[0]
-    shown = escape.visible(repr(program))
+    shown = escape.show(repr(program))
     code = getattr(exc, "errno", None)
     if isinstance(exc, ValueError) or "\0" in program:
         return UsageError(f"cannot start implementation {shown}: the command holds a NUL byte")
     if "/" not in program:
         return _on_path(program, shown, exc)
     path = Path(program)
-    where = f" (relative to {escape.visible(os.getcwd())})" if not path.is_absolute() else ""
+    where = f" (relative to {escape.show(os.getcwd())})" if not path.is_absolute() else ""
     try:
         mode = path.stat().st_mode
     except OSError:
@@ -98,7 +98,7 @@ def cannot_start(argv: Sequence[str], exc: BaseException) -> UsageError:
             f"or run it through its interpreter: {through}",
         )
     if code == errno.ENOENT and first is not None and first.startswith(b"#!"):
-        named = escape.visible(first[2:].decode("utf-8", "replace").strip()[:120])
+        named = escape.show(first[2:].decode("utf-8", "replace").strip()[:120])
         return UsageError(
             f"cannot start implementation {shown}: its #! line names {named!r}, which cannot be found",
             hint=f"correct the #! line (#!/usr/bin/env NAME looks NAME up on PATH), or run it "
@@ -126,7 +126,7 @@ def _on_path(program: str, shown: str, exc: BaseException) -> UsageError:
 def _generic(shown: str, exc: BaseException) -> UsageError:
     why = getattr(exc, "strerror", None) or str(exc)
     return UsageError(
-        f"cannot start implementation {shown}: {escape.visible(why)}",
+        f"cannot start implementation {shown}: {escape.show(why)}",
         hint="check the --impl command; it is run directly, not through a shell",
     )
 
@@ -139,5 +139,5 @@ def _through_interpreter(argv: Sequence[str]) -> str:
     """The command written as `INTERPRETER script args...`."""
     interpreter = _interpreter(argv[0]) or "INTERPRETER"
     script = argv[0][2:] if argv[0].startswith("./") else argv[0]
-    return escape.visible(shlex.join([interpreter, script, *argv[1:]]))
+    return escape.show(shlex.join([interpreter, script, *argv[1:]]))
 

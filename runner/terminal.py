@@ -41,9 +41,9 @@ class Exit(IntEnum):
 
 def say(text: str, stream: TextIO | None = None) -> None:
     """Print lines whose text may come from an implementation or a case file: each line
-    `escape.visible`, so none can repaint the terminal, forge a line or fail to encode."""
+    `escape.show`, so none can repaint the terminal, forge a line or fail to encode."""
     for line in text.split("\n"):
-        emit(escape.visible(line), stream)
+        emit(escape.show(line), stream)
 
 
 def emit(line: str, stream: TextIO | None = None) -> None:
@@ -114,7 +114,7 @@ class CaseLines:
         self._show_identity()  # when no case had a line
         for reason, case_ids in self._alike.items():
             if len(case_ids) > ALIKE_SHOWN:
-                self._emit([escape.visible(
+                self._emit([escape.show(
                     f"... and {len(case_ids) - ALIKE_SHOWN} more case(s) errored the same way "
                     f"({reason[:120]}{'...' if len(reason) > 120 else ''}): fix that first; the "
                     "report lists every case"

@@ -165,7 +165,7 @@ def test_every_report_format_escapes_any_text(outcomes: list[Outcome], name: str
     warned = root.findall("testcase")[2]
     assert warned.find("error") is None
     warning = warned.find("properties/property[@name='cardid.warning']")
-    assert warning is not None and warning.get("value") == escape.visible(outcomes[2].reason)  # type: ignore[union-attr]
+    assert warning is not None and warning.get("value") == escape.show(outcomes[2].reason)  # type: ignore[union-attr]
 
     data = _strict_json(report.to_json_text(report.to_json(outcomes, {}, info, spec)).encode("utf-8"))
     assert _no_surrogates(data)

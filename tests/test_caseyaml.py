@@ -1,4 +1,4 @@
-"""Case data written as YAML (runner/caseyaml.py): readable, and read back as the very data."""
+"""Case data written as YAML (conformance/caseyaml.py): readable, and read back as the very data."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_conformance import yamlfile
+from cardid_conformance import caseyaml, yamlfile
 from cardid_conformance.cases import case_files
-from cardid_runner import caseyaml
 
 from tests.conftest import ROOT, WRITER_CASE
 

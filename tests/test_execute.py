@@ -1,6 +1,7 @@
-"""The execution logic over fake adapters (tests/fakes/scripted.py FakeLauncher): fallback to
-per-case mode, the fresh-process retry and what its note says, late findings, interruption,
-parallel runs. No processes: milliseconds each."""
+"""The execution logic (runner/execute.py, runner/session.py) over fake adapters
+(tests/fakes/scripted.py FakeLauncher): fallback to per-case mode, the fresh-process retry and
+what its note says, late findings, interruption, parallel runs. No processes: milliseconds
+each."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from cardid_runner import execute
 from cardid_runner.adapter import Request
 from cardid_runner.execute import Execution, Options
 from cardid_runner.process.stop import STOP
+from cardid_runner.session import CaseRunner, Mode, probe_mode
 
 from tests.fakes.scripted import FakeLauncher, crashed, right_answer
 from tests.scripted_runs import IDS, TARGET, cases
@@ -219,3 +221,28 @@ def test_interruption_during_the_handshake_is_not_a_fallback() -> None:
 
     execution = run(Interrupted())
     assert execution.interrupted and execution.fallback_reason is None and execution.mode == "persistent"
+
+
+def test_one_probe_decides_the_mode_for_a_run_the_plugin_and_shrink() -> None:
+    """runner/session.py `probe_mode`, which `run_cases` (through CaseRunners) and
+    `CaseRunner.started` (the pytest plugin, `shrink`) share."""
+    fake = FakeLauncher()
+    mode, adapter = probe_mode(fake, isolate=False)
+    assert mode == Mode(isolate=False, hello=fake.hello) and adapter is fake.made[0]  # type: ignore[arg-type]
+    refused = FakeLauncher(hello="refused persistent mode: no")
+    assert probe_mode(refused, isolate=False) == (
+        Mode(isolate=True, fallback_reason="refused persistent mode: no"), None
+    )
+    assert refused.made[0].log == ["start", "close"]
+    untouched = FakeLauncher()
+    assert probe_mode(untouched, isolate=True) == (Mode(isolate=True), None) and not untouched.made
+
+
+def test_a_case_runner_started_alone_runs_in_the_probes_process() -> None:
+    fake = FakeLauncher(hello="refused persistent mode: no")
+    options = Options(argv=("fake",), timeout=1.0, start_timeout=3.0)
+    case_runner = CaseRunner.started(options, load_spec(), fake)
+    assert case_runner.mode.name == "per-case" and case_runner.mode.fallback_reason == "refused persistent mode: no"
+    assert str(status(case_runner.outcome(cases((TARGET,))[0]))) == "passed"
+    case_runner.close()
+    assert [a.log for a in fake.made] == [["start", "close"], [f"run {TARGET}", "close"]]

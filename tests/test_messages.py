@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cardid_conformance import protocol
 from cardid_conformance.answer import Crashed, Rejected
 from cardid_conformance.outcome import Errored
-from cardid_runner import protocol
 from cardid_runner.cli import Exit, main
 
 from tests.fakes.scripted import Behaviour, Out, line

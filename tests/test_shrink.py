@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_conformance import yamlfile
+from cardid_conformance import caseyaml, yamlfile
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.compare import Difference
@@ -27,10 +27,10 @@ from cardid_conformance.spec import Level, Spec
 from cardid_reference.adapter import answer as reference_answer
 from cardid_reference.errors import RequestError
 from cardid_reference.mutants import entry_points
-from cardid_runner import caseyaml, draft, execute, shrink
+from cardid_runner import draft, execute, shrink
 from cardid_runner.adapter import Request
 from cardid_runner.cli import main
-from cardid_runner.shrink import NoFailure, Shrinker, Way, ddmin, way
+from cardid_runner.shrink import NoFailure, Shrinker, Way, way
 
 from tests.conftest import ROOT
 from tests.fakes.scripted import FakeLauncher, right_answer
@@ -93,21 +93,6 @@ def long_case(tmp_path: Path, spec: Spec) -> Path:
     path.write_text(caseyaml.render_verified(case_data, path=path), encoding="utf-8")
     assert len(load_case(path, spec).observations) == 49
     return path
-
-
-def test_ddmin_finds_a_one_minimal_subset_asking_each_subset_once() -> None:
-    asked: list[tuple[int, ...]] = []
-
-    def fails(subset: tuple[int, ...]) -> bool:
-        asked.append(subset)
-        return {3, 7, 30} <= set(subset)
-
-    assert ddmin(range(50), fails) == (3, 7, 30)
-    assert len(asked) == len(set(asked)) < 150
-
-
-def test_ddmin_keeps_the_whole_when_nothing_can_go() -> None:
-    assert ddmin(range(4), lambda subset: len(subset) == 4) == (0, 1, 2, 3)
 
 
 def _errored(reason: str) -> Errored:

@@ -15,9 +15,10 @@ from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import status
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute
-from cardid_runner.adapter import WAITING, Persistent
+from cardid_runner.adapter import Persistent
 from cardid_runner.cli import Exit, main
 from cardid_runner.execute import Options
+from cardid_runner.handshake import WAITING
 from cardid_runner.process.errors import CannotStart
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process

@@ -5,7 +5,7 @@
     errors      what goes wrong before it runs (BadCommand, CannotStart and its kinds)
     transport   `Process`: one started implementation, and the poll loop over its pipes
     reads       what a read gives (Line, Ended, TimedOut, TooLong, Stopped, Output), the limits
-                of what is kept, and `printable`
+                of what is kept, and `store_bytes`
     idle        telling an implementation that waits for input from one still at work
     marks       the run's mark on every process it starts, finding and killing what carries
                 it, and the temporary folders; watchdog.py (a script) does it if the runner dies

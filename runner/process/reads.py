@@ -2,7 +2,8 @@
 
 A read is one of `Line`, `Ended`, `TimedOut`, `TooLong` and `Stopped` (or `Output`, for a whole
 output), never a sentinel object; the callers `match` on them. The limits of what is kept are
-here too, and `printable`, which makes an implementation's text safe to print and to store.
+here too, and `store_bytes`, which makes the bytes an implementation writes on standard error
+text to keep.
 """
 
 from __future__ import annotations
@@ -64,8 +65,8 @@ def over_limit(output: bytearray) -> bool:
     return size > MAX_OUTPUT + 1 or (size == MAX_OUTPUT + 1 and output[-1] != 0x0A)
 
 
-#: Control characters: a terminal obeys them (ESC [2J clears it), XML cannot hold them.
-_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: Control characters but newline and tab: a terminal obeys them (ESC [2J clears it), XML
+#: cannot hold them.
 _CONTROLS_BUT_LINES = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -73,12 +74,13 @@ def _escape(match: re.Match[str]) -> str:
     return f"\\x{ord(match.group()):02x}"
 
 
-def printable(text: str, *, lines: bool = False) -> str:
-    """An implementation's text made safe to print and to store: each lone surrogate (which
-    no UTF-8 file or terminal takes) and each control character (which a terminal obeys and
-    XML cannot hold; newlines and tabs kept with `lines`) shown as its escape."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
-    return (_CONTROLS_BUT_LINES if lines else _CONTROLS).sub(_escape, text)
+def store_bytes(data: bytes) -> str:
+    """Bytes an implementation wrote (its standard error) as lines of text to keep: decoded as
+    UTF-8, U+FFFD for what is not, and each control character but newline and tab shown as
+    its escape.
+
+    This is `cardid_conformance.escape.store(text, lines=True)` of the decoded text, kept here
+    because the process package imports nothing of the core (tests/test_boundaries.py), and
+    minimal because decoding with replacement leaves no lone surrogate: only the control
+    characters are left to escape. tests/test_escape.py checks that the two agree."""
+    return _CONTROLS_BUT_LINES.sub(_escape, data.decode("utf-8", errors="replace"))

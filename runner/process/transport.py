@@ -38,7 +38,7 @@ from cardid_runner.process.reads import (
     TimedOut,
     TooLong,
     over_limit,
-    printable,
+    store_bytes,
 )
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
@@ -339,7 +339,7 @@ class Process:
         data = b"".join(self._stderr)[-STDERR_TAIL:]
         self._stderr.clear()
         self._stderr_size = 0
-        return printable(data.decode("utf-8", errors="replace"), lines=True)
+        return store_bytes(data)
 
     # Looking at it from outside (runner/process/idle.py).
 

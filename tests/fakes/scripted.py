@@ -34,7 +34,7 @@ from cardid_runner.process.reads import (
     TimedOut,
     TooLong,
     over_limit,
-    printable,
+    store_bytes,
 )
 from cardid_runner.process.stop import STOP
 
@@ -334,7 +334,7 @@ class ScriptedProcess:
 
     def stderr_tail(self) -> str:
         data, self._stderr = bytes(self._stderr[-8192:]), bytearray()
-        return printable(data.decode("utf-8", errors="replace"), lines=True)
+        return store_bytes(data)
 
     def interrupt(self) -> None:
         self.returncode = -9 if self.returncode is None else self.returncode

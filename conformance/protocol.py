@@ -3,8 +3,8 @@ against its own definition in schema/protocol.schema.json.
 
 Nothing here raises on anything an implementation can write: every function returns a value,
 or a `Problem` saying in one line what was wrong. Strings the implementation chose (rejection
-and error messages) are made printable (runner/process/reads.py): a lone surrogate is shown as
-its escape.
+and error messages) are kept as `escape.store` makes them: a lone surrogate or a control
+character is written as its escape.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any
 
 from cardid_conformance import escape, schemas, strictjson
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
-from cardid_runner.process.reads import printable
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120
@@ -36,6 +35,18 @@ class Problem:
     """Why bytes are not the message that was due."""
 
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class NotJson(Problem):
+    """Bytes that are no JSON text at all (a log line, a debug print), as opposed to JSON of the
+    wrong shape: standard output holds more than the protocol's messages."""
+
+
+@dataclass(frozen=True, slots=True)
+class OverSeveralLines(NotJson):
+    """A line that reads as the first line of JSON written over several lines (pretty-printed):
+    persistent mode reads messages a line at a time."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,12 +82,12 @@ def first_bytes(data: bytes, size: int = FIRST_BYTES) -> str:
     """The first bytes of an implementation's output, quoted on one line: undecodable bytes
     and every character a terminal or a report cannot take shown as escapes."""
     text = data[:size].decode("utf-8", "backslashreplace")
-    return '"' + escape.visible(text) + '"' + ("..." if len(data) > size else "")
+    return '"' + escape.show(text) + '"' + ("..." if len(data) > size else "")
 
 
 def quote(data: bytes | str, size: int = QUOTE) -> str:
-    """A short, printable quotation of an implementation's text."""
-    text = repr(data[:size]) if isinstance(data, bytes) else repr(printable(data[:size]))
+    """A short quotation of an implementation's text, its escapes visible."""
+    text = repr(data[:size]) if isinstance(data, bytes) else repr(escape.store(data[:size]))
     return text + ("..." if len(data) > size else "")
 
 
@@ -112,14 +123,14 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
         return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         if not text.strip():
-            return Problem(f"{what} is not JSON: it is empty")
+            return NotJson(f"{what} is not JSON: it is empty")
         if text.rstrip().endswith(("{", "[", ",")):  # a line of pretty-printed JSON
-            return Problem(
+            return OverSeveralLines(
                 f"{what} is not JSON: {first_bytes(data)} looks like the first line of JSON "
                 f"written over several lines; {ONE_LINE}"
             )
-        return Problem(
-            f"{what} is not JSON ({printable(str(exc))[:200]}); its first bytes: "
+        return NotJson(
+            f"{what} is not JSON ({escape.store(str(exc))[:200]}); its first bytes: "
             f"{first_bytes(data)}; {LOGS_TO_STDERR}"
         )
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
@@ -170,23 +181,24 @@ def _type_name(value: Any) -> str:
 
 def parse_hello(line: bytes) -> Hello | Refused | Problem:
     """The handshake (protocol.schema.json#/$defs/handshake), or why persistent mode is off:
-    a start rejection (#/$defs/start-rejected), or anything else."""
+    a start rejection (#/$defs/start-rejected), a line that is no JSON (`NotJson`; pretty-printed
+    JSON is `OverSeveralLines`), or JSON of the wrong shape (a `Problem`)."""
     message = decode(line, "the handshake")
     if isinstance(message, Problem):
-        return Problem(f"{message.reason}")
+        return message
     if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
         problem = schemas.first_problem("protocol#start-rejected", message)
         if problem is None:
-            return Refused(f"refused persistent mode: {printable(message['rejected'])[:300]}")
+            return Refused(f"refused persistent mode: {escape.store(message['rejected'])[:300]}")
     problem = schemas.first_problem("protocol#handshake", message)
     if problem is not None:
         return Problem(
             f"the handshake does not match protocol.schema.json#/$defs/handshake at "
-            f"{problem.where()}: {printable(problem.message)[:200]}: {quote(line)}"
+            f"{problem.where()}: {escape.store(problem.message)[:200]}: {quote(line)}"
         )
     return Hello(
-        name=printable(message["implementation"]["name"]),
-        version=printable(message["implementation"]["version"]),
+        name=escape.store(message["implementation"]["name"]),
+        version=escape.store(message["implementation"]["version"]),
         roles=tuple(message["roles"]),
     )
 
@@ -198,7 +210,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     """One answer line (protocol.schema.json#/$defs/answer), or what is wrong with it. A
     well-formed reply may still carry another integer seq than `expected` (a second answer to
     an earlier request): the caller decides."""
-    message = decode(line, "the answer line", scalars=False)  # messages are made printable
+    message = decode(line, "the answer line", scalars=False)  # messages are stored escaped
     if isinstance(message, Problem):
         return message
     if not isinstance(message, dict):
@@ -208,7 +220,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
         return Problem(f"answered without seq: {quote(line)}")
     if type(seq) is not int:
         shown = json.dumps(seq, ensure_ascii=False)
-        shown = printable(shown[:40]) + ("..." if len(shown) > 40 else "")
+        shown = escape.store(shown[:40]) + ("..." if len(shown) > 40 else "")
         return Problem(f"answered seq {shown}, expected {expected} (the very integer sent)")
     kinds = [kind for kind in _KINDS if kind in message]
     if not kinds:
@@ -222,7 +234,7 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     if problem is not None:
         return Problem(
             f"the answer does not match protocol.schema.json#/$defs/answer-{kind} at "
-            f"{problem.where()}: {printable(problem.message)[:200]}"
+            f"{problem.where()}: {escape.store(problem.message)[:200]}"
         )
     if kind == "result":
         checked = _scalars_only(value, line, "the result")
@@ -237,10 +249,10 @@ def reply_answer(reply: Reply, stderr: str, seconds: float) -> Answer:
         case "result":
             return Answered(result=reply.value, stderr=stderr, seconds=seconds)
         case "rejected":
-            return Rejected(message=printable(reply.value)[:500], stderr=stderr, seconds=seconds)
+            return Rejected(message=escape.store(reply.value)[:500], stderr=stderr, seconds=seconds)
         case _:
             return Crashed(
-                reason=f"reported an error: {printable(reply.value)[:300]}",
+                reason=f"reported an error: {escape.store(reply.value)[:300]}",
                 stderr=stderr,
                 seconds=seconds,
             )
@@ -273,7 +285,7 @@ def per_case_answer(
             return Crashed(reason=REJECTED_WITH_0, output=output[:2000], stderr=stderr, seconds=seconds)
         return Answered(result=result, stderr=stderr, seconds=seconds)
     if code == 1:
-        return _rejection(output, stderr, seconds, role)  # the message is made printable
+        return _rejection(output, stderr, seconds, role)  # the message is stored escaped
     reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}{_STATUS_MEANS.get(code, '')}"
     return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
 
@@ -286,7 +298,7 @@ def _rejection(output: bytes, stderr: str, seconds: float, role: str | None) -> 
     """
     message = decode(output, scalars=False)
     if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
-        return Rejected(message=printable(message["rejected"])[:500], stderr=stderr, seconds=seconds)
+        return Rejected(message=escape.store(message["rejected"])[:500], stderr=stderr, seconds=seconds)
     roles = (role,) if role in ("writer", "reader") else ("writer", "reader")
     if isinstance(message, dict) and any(schemas.is_valid(f"{r}-output", message) for r in roles):
         reason = (
