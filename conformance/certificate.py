@@ -22,9 +22,13 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance import files, report, schemas, strictjson
-from cardid_conformance.cases import case_files
+from cardid_conformance.cases import Case, case_files
 from cardid_conformance.errors import UsageError
+from cardid_conformance.html import to_html
 from cardid_conformance.known import KnownFailures
+from cardid_conformance.markdown import to_markdown
+from cardid_conformance.outcome import Outcome, status
+from cardid_conformance.report import RunInfo, Verdict
 from cardid_conformance.rulereport import rule_results
 from cardid_conformance.spec import Spec
 
@@ -98,8 +102,33 @@ def seal(data: Mapping[str, Any]) -> dict[str, Any]:
     return read_back
 
 
+def render_bundle(
+    outcomes: Sequence[Outcome],
+    cases: Mapping[str, Case],
+    info: RunInfo,
+    spec: Spec,
+    *,
+    suite_root: Path | None,
+    roles: Sequence[str] | None,
+    environment: Mapping[str, str],
+) -> dict[str, bytes]:
+    """The bundle's files but the certificate, by name (BUNDLE_FILES): `roles` are the
+    handshake's (None: no handshake), `environment` what the certificate records of it."""
+    return {
+        "report.json": report.to_json_text(report.to_json(outcomes, cases, info, spec)).encode(),
+        "report.html": to_html(
+            outcomes, cases, info, spec, suite_root=suite_root, roles=roles, environment=environment
+        ).encode(),
+        "badge.json": (json.dumps(badge(report.run_verdict(outcomes, cases, info), info.spec_version), indent=2)
+                       + "\n").encode(),
+        "summary.md": to_markdown(outcomes, cases, info, spec).encode(),
+    }
+
+
 def build(
-    run_report: Mapping[str, Any],
+    outcomes: Sequence[Outcome],
+    cases: Mapping[str, Case],
+    info: RunInfo,
     spec: Spec,
     *,
     suite_manifest: Mapping[str, str],
@@ -109,11 +138,10 @@ def build(
     known_failures_sha256: str | None,
     bundle_files: Mapping[str, bytes],
 ) -> dict[str, Any]:
-    """The certificate of a run (schema/certificate.schema.json), sealed."""
-    suite = run_report["suite"]
-    implementation = run_report["implementation"]
-    verdict = run_report["verdict"]
-    used = set(verdict.get("known_failures_used", ()))
+    """The certificate of a run (schema/certificate.schema.json), sealed: what it says of the
+    run is what its report.json says (`report.verdict_json`, `report.summary`)."""
+    verdict = report.run_verdict(outcomes, cases, info)
+    used = set(verdict.known_failures_used)
     entries = [] if known_failures is None else [
         {
             "case": entry.case,
@@ -127,27 +155,27 @@ def build(
     data = {
         "format": FORMAT,
         "suite": {
-            "spec_version": suite["spec_version"],
-            "version": suite.get("version"),
-            "commit": suite.get("commit"),
-            "cases_sha256": suite.get("cases_sha256"),
+            "spec_version": info.spec_version,
+            "version": info.suite_version,
+            "commit": info.suite_commit,
+            "cases_sha256": info.cases_sha256,
         },
         "manifest": [{"path": path, "sha256": digest} for path, digest in suite_manifest.items()],
         "implementation": {
-            "name": implementation.get("name"),
-            "version": implementation.get("version"),
+            "name": info.name,
+            "version": info.version,
             "roles": list(roles) if roles is not None else None,
-            "mode": implementation.get("mode"),
-            "command": implementation["command"],
-            **({"source": implementation["source"]} if "source" in implementation else {}),
+            "mode": info.mode,
+            "command": info.command,
+            **({"source": info.source} if info.source is not None else {}),
         },
         "environment": dict(environment),
-        "summary": dict(run_report["summary"]),
-        "verdict": dict(verdict),
-        "rules": [result.to_dict() for result in rule_results(run_report["results"], spec)],
+        "summary": report.summary(outcomes),
+        "verdict": report.verdict_json(verdict, info),
+        "rules": [result.to_dict() for result in rule_results(outcomes, cases, spec)],
         "cases": [
-            {"case": result["case"], "status": result["status"], "sha256": result.get("case_sha256")}
-            for result in run_report["results"]
+            {"case": outcome.case_id, "status": status(outcome), "sha256": _digest(cases.get(outcome.case_id))}
+            for outcome in outcomes
         ],
         "known_failures": {
             "file": str(known_failures.path) if known_failures else None,
@@ -159,23 +187,25 @@ def build(
     return seal(data)
 
 
-def badge(run_report: Mapping[str, Any]) -> dict[str, Any]:
+def _digest(case: Case | None) -> str | None:
+    return case.digest() if case is not None else None
+
+
+def badge(verdict: Verdict, spec_version: str) -> dict[str, Any]:
     """A shields.io endpoint badge (https://shields.io/badges/endpoint-badge) for the verdict:
     "conforming 1.1.0", "reader conforming 1.1.0" where a role went untested, else the MUST
     failures counted, known or not ("3 MUST failures"), or "not conforming"."""
-    verdict = run_report["verdict"]
-    spec_version = run_report["suite"]["spec_version"]
-    if verdict.get("conforming"):
-        roles = list(verdict.get("roles") or ())
-        scope = " and ".join(roles) + " " if roles and verdict.get("untested_roles") else ""
+    if verdict.conforming:
+        roles = list(verdict.roles)
+        scope = " and ".join(roles) + " " if roles and verdict.untested_roles else ""
         message = f"{scope}conforming {spec_version}"
-        color = "yellowgreen" if verdict.get("should_failures") else "brightgreen"
+        color = "yellowgreen" if verdict.should_failures else "brightgreen"
     else:
-        failures = int(verdict.get("must_failures", 0)) + int(verdict.get("known_must_failures", 0))
+        failures = verdict.must_failures + verdict.known_must_failures
         message = (
             f"{failures} MUST failure{'' if failures == 1 else 's'}" if failures else "not conforming"
         )
-        color = "orange" if verdict.get("accepted") else "red"
+        color = "orange" if verdict.accepted else "red"
     return {"schemaVersion": 1, "label": "cardid", "message": message, "color": color}
 
 

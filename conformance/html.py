@@ -1,7 +1,7 @@
 """The HTML report: one self-contained page (report.html of a `cardid certify` bundle).
 
-Pure: a JSON report (report.to_json) and the cases and spec it was made with in, the page's
-text out. The page loads nothing: inline CSS only, no script, no external asset, no link that
+Pure: a run's outcomes, its cases, its RunInfo and the spec in (as every other renderer
+takes them), the page's text out. The page loads nothing: inline CSS only, no script, no external asset, no link that
 fetches, and a Content-Security-Policy saying so, so it can be opened from a CI artifact, an
 e-mail or a file share without reaching any network.
 
@@ -14,14 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
+from cardid_conformance import report
 from cardid_conformance.cases import Case
 from cardid_conformance.causes import root_causes
 from cardid_conformance.escape import html_block, html_line
-from cardid_conformance.report import outcomes_from_json
+from cardid_conformance.outcome import ExpectedFailure, Failed, Outcome, Status, status
+from cardid_conformance.report import RunInfo, Verdict, run_verdict
 from cardid_conformance.rulereport import FAMILY_COLUMNS, RULE_STATUSES, family_matrix, rule_results
-from cardid_conformance.spec import Spec
+from cardid_conformance.spec import Level, Spec
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 
@@ -122,28 +123,21 @@ _TAG = {
 }
 
 
-def _kind(result: Mapping[str, Any]) -> str:
-    """How the page shows a result: `warning` is a failure whose strongest level is not MUST."""
-    status = str(result["status"])
-    if status == "failed" and result.get("level") != "MUST":
+def _kind(outcome: Outcome) -> str:
+    """How the page shows an outcome: `warning` is a failure whose strongest level is not MUST."""
+    if isinstance(outcome, Failed) and outcome.level is not Level.MUST:
         return "warning"
-    return "known-failure" if status == "expected-failure" else status
+    return "known-failure" if isinstance(outcome, ExpectedFailure) else status(outcome).value
 
 
-def _or_dash(value: Any) -> str:
-    return html_line(str(value)) if value not in (None, "", []) else "&mdash;"
+def _or_dash(value: str | None) -> str:
+    return html_line(value) if value else "&mdash;"
 
 
-def headline(report: Mapping[str, Any]) -> str:
-    """The verdict sentence, as the report has it (`verdict.text`): the page never words the
-    verdict itself."""
-    return str(report["verdict"]["text"])
-
-
-def _verdict_class(verdict: Mapping[str, Any]) -> str:
-    if verdict.get("conforming") and not verdict.get("known_failure_problems"):
+def _verdict_class(verdict: Verdict) -> str:
+    if verdict.conforming and not verdict.known_failure_problems:
         return "ok"
-    return "accepted" if verdict.get("accepted") else "fail"
+    return "accepted" if verdict.accepted else "fail"
 
 
 def _relative(path: Path, root: Path | None) -> str:
@@ -156,20 +150,22 @@ def _relative(path: Path, root: Path | None) -> str:
 
 
 def to_html(
-    report: Mapping[str, Any],
+    outcomes: Sequence[Outcome],
     cases: Mapping[str, Case],
+    info: RunInfo,
     spec: Spec,
     *,
     suite_root: Path | None = None,
     roles: Sequence[str] | None = None,
     environment: Mapping[str, str] | None = None,
 ) -> str:
-    """Render the report as one HTML page (see the module docstring): `suite_root` shortens
+    """Render the run as one HTML page (see the module docstring): `suite_root` shortens
     case paths, `roles` are the handshake's (None: no handshake), `environment` what
-    certificate.json records of it."""
-    verdict = report["verdict"]
-    results: Sequence[Mapping[str, Any]] = report["results"]
-    title = f"{report['implementation'].get('name') or report['implementation']['command']}: {headline(report)}"
+    certificate.json records of it. The headline is the verdict sentence of every report of
+    the run (`Verdict.text`): the page never words the verdict itself."""
+    verdict = run_verdict(outcomes, cases, info)
+    headline = verdict.text(info.spec_version)
+    title = f"{info.name or info.command}: {headline}"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -184,20 +180,20 @@ def to_html(
         "<body>",
         f'<header class="verdict {_verdict_class(verdict)}"><div>',
         '<p class="kicker">card-identity conformance report</p>',
-        f'<h1 id="verdict">{html_line(headline(report))}</h1>',
-        f'<p class="gate">{html_line(_gate(report))}</p>',
+        f'<h1 id="verdict">{html_line(headline)}</h1>',
+        f'<p class="gate">{html_line(_gate(verdict, len(outcomes)))}</p>',
         "</div></header>",
         "<main>",
-        *_identity(report, roles, environment),
-        *_counts(report),
-        *_matrix(results, spec),
-        *_root_causes(report),
-        *_generated(report),
-        *_not_passed(results, cases, spec, suite_root),
-        *_not_run(results, "skipped", "Skipped"),
-        *_not_run(results, "not-applicable", "Not applicable"),
-        *_not_run(results, "not-run", "Not run"),
-        *_rules(results, spec),
+        *_identity(verdict, info, len(outcomes), roles, environment),
+        *_counts(outcomes, info),
+        *_matrix(outcomes, cases, spec),
+        *_root_causes(outcomes),
+        *_generated(info),
+        *_not_passed(outcomes, cases, info, spec, suite_root),
+        *_not_run(outcomes, Status.SKIPPED, "Skipped"),
+        *_not_run(outcomes, Status.NOT_APPLICABLE, "Not applicable"),
+        *_not_run(outcomes, Status.NOT_RUN, "Not run"),
+        *_rules(outcomes, cases, spec),
         "</main>",
         *_footer(environment),
         "</body>",
@@ -207,19 +203,18 @@ def to_html(
     return "\n".join(parts)
 
 
-def _gate(report: Mapping[str, Any]) -> str:
+def _gate(verdict: Verdict, total: int) -> str:
     """The counts behind the verdict, and whether the run passes the exit-code gate."""
-    verdict = report["verdict"]
-    known_must = int(verdict.get("known_must_failures", 0))
-    must = int(verdict["must_failures"]) + known_must
+    known_must = verdict.known_must_failures
+    must = verdict.must_failures + known_must
     sentence = f"{must} MUST failure(s)"
     if known_must:
         sentence += f" ({known_must} listed as known failures)"
-    sentence += f", {verdict['should_failures']} SHOULD warning(s), in {report['summary']['total']} cases."
-    if verdict.get("known_failure_problems"):
+    sentence += f", {verdict.should_failures} SHOULD warning(s), in {total} cases."
+    if verdict.known_failure_problems:
         sentence += " The known-failure file is wrong (see below): the run fails (exit status 1)."
-    elif verdict.get("accepted"):
-        if not verdict.get("conforming"):
+    elif verdict.accepted:
+        if not verdict.conforming:
             sentence += " Every MUST failure is a listed known failure: the run passes (exit status 0)."
     else:
         sentence += " The run fails (exit status 1)."
@@ -234,46 +229,41 @@ def _facts(rows: Sequence[tuple[str, str]]) -> Iterator[str]:
 
 
 def _identity(
-    report: Mapping[str, Any], roles: Sequence[str] | None, environment: Mapping[str, str] | None
+    verdict: Verdict, info: RunInfo, total: int, roles: Sequence[str] | None,
+    environment: Mapping[str, str] | None,
 ) -> Iterator[str]:
-    impl = report["implementation"]
-    suite = report["suite"]
-    verdict = report["verdict"]
-    certified = verdict.get("roles")
-    untested = verdict.get("untested_roles")
     yield '<section class="identity">'
     yield '<div class="panel" id="implementation"><h2>Implementation</h2>'
     yield from _facts([
-        ("name", _or_dash(impl.get("name"))),
-        ("version", _or_dash(impl.get("version"))),
+        ("name", _or_dash(info.name)),
+        ("version", _or_dash(info.version)),
         ("roles", _or_dash(", ".join(roles)) if roles else "&mdash; (no handshake)"),
-        ("mode", _or_dash(impl.get("mode"))),
-        ("command", f"<code>{html_line(str(impl['command']))}</code>"),
-        *([("source", html_line(f"{impl['source']} logs (cases they cannot express are not applicable)"))]
-          if impl.get("source") else []),
-        *([("certified" if verdict.get("conforming") else "tested", _or_dash(", ".join(certified)))]
-          if certified is not None else []),
-        *([("not tested", _or_dash(", ".join(untested)))] if untested else []),
+        ("mode", _or_dash(info.mode)),
+        ("command", f"<code>{html_line(info.command)}</code>"),
+        *([("source", html_line(f"{info.source} logs (cases they cannot express are not applicable)"))]
+          if info.source else []),
+        ("certified" if verdict.conforming else "tested", _or_dash(", ".join(verdict.roles))),
+        *([("not tested", _or_dash(", ".join(verdict.untested_roles)))] if verdict.untested_roles else []),
     ])
     yield "</div>"
     yield '<div class="panel" id="suite"><h2>Suite</h2>'
-    sha = suite.get("cases_sha256")
+    sha = info.cases_sha256
     yield from _facts([
-        ("spec", f"card-identity {html_line(str(suite['spec_version']))}"),
-        ("suite version", _or_dash(suite.get("version"))),
-        ("commit", f"<code>{html_line(str(suite['commit']))}</code>" if suite.get("commit") else "&mdash;"),
-        ("cases", f"{report['summary']['total']}"
-         + (f' <span class="label">sha256</span> <code>{html_line(str(sha)[:16])}&hellip;</code>' if sha else "")),
-        ("known failures", _or_dash(verdict.get("known_failures_file"))),
+        ("spec", f"card-identity {html_line(info.spec_version)}"),
+        ("suite version", _or_dash(info.suite_version)),
+        ("commit", f"<code>{html_line(info.suite_commit)}</code>" if info.suite_commit else "&mdash;"),
+        ("cases", f"{total}"
+         + (f' <span class="label">sha256</span> <code>{html_line(sha[:16])}&hellip;</code>' if sha else "")),
+        ("known failures", _or_dash(info.known_failures_file)),
         *([("created", _or_dash(environment.get("created")))] if environment else []),
     ])
     yield "</div>"
     yield "</section>"
 
 
-def _counts(report: Mapping[str, Any]) -> Iterator[str]:
+def _counts(outcomes: Sequence[Outcome], info: RunInfo) -> Iterator[str]:
     """Cases by how they came out; a failure at SHOULD level is a warning, not a failure."""
-    kinds = [_kind(result) for result in report["results"]]
+    kinds = [_kind(outcome) for outcome in outcomes]
     words = (
         ("passed", "passed"), ("failed", "failed (MUST)"), ("warning", "SHOULD warnings"),
         ("errored", "errored"), ("skipped", "skipped"), ("not-applicable", "not applicable"),
@@ -286,12 +276,12 @@ def _counts(report: Mapping[str, Any]) -> Iterator[str]:
             yield f"<li><b>{kinds.count(key)}</b> {word}</li>"
     yield f"<li><b>{len(kinds)}</b> in all</li>"
     yield "</ul>"
-    for problem in report["verdict"].get("known_failure_problems", ()):
-        yield f'<p class="message">Known-failure file: {html_line(str(problem))}</p>'
+    for problem in info.known_failure_problems:
+        yield f'<p class="message">Known-failure file: {html_line(problem)}</p>'
 
 
-def _matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
-    matrix = family_matrix(results, spec)
+def _matrix(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec) -> Iterator[str]:
+    matrix = family_matrix(outcomes, cases, spec)
     yield '<h2 id="families">Results by rule family</h2>'
     yield '<table class="matrix">'
     yield "<thead><tr><th>family</th>" + "".join(
@@ -319,9 +309,9 @@ def _matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
 CASES_SHOWN = 12
 
 
-def _root_causes(report: Mapping[str, Any]) -> Iterator[str]:
+def _root_causes(outcomes: Sequence[Outcome]) -> Iterator[str]:
     """The failed cases grouped by what their first difference says went wrong."""
-    causes = root_causes(list(outcomes_from_json(report).values()))
+    causes = root_causes(outcomes)
     if not causes:
         return
     yield '<h2 id="causes">Failures by root cause</h2>'
@@ -336,52 +326,52 @@ def _root_causes(report: Mapping[str, Any]) -> Iterator[str]:
     yield "</tbody></table>"
 
 
-def _generated(report: Mapping[str, Any]) -> Iterator[str]:
+def _generated(info: RunInfo) -> Iterator[str]:
     """The generated games the run added (--generated), apart from the corpus."""
-    generated = report.get("generated")
+    generated = info.generated
     if generated is None:
         return
-    seeds = generated["seeds"]
+    seeds = generated.seeds
     span = f"seeds {seeds[0]} to {seeds[-1]}" if seeds else "no seed"
-    found = generated["disagreements"]
+    found = generated.disagreements
     yield '<h2 id="generated">Generated games</h2>'
-    yield (f'<p class="note">{generated["games"]} games whose truth is known ({span}; docs/generated-games.md): '
+    yield (f'<p class="note">{len(seeds)} games whose truth is known ({span}; docs/generated-games.md): '
            f"{len(found)} disagreement(s). <code>cardid fuzz --seed SEED --games 1</code> replays one.</p>")
     if not found:
         return
     yield "<table><thead><tr><th>seed</th><th>kind</th><th>rule</th><th>what</th></tr></thead><tbody>"
     for d in found:
-        yield (f'<tr><td class="mono">{html_line(str(d["seed"]))}</td><td>{html_line(d["kind"])}</td>'
-               f'<td>{html_line(d["rule"])}</td><td>{html_line(d["what"])}</td></tr>')
+        yield (f'<tr><td class="mono">{html_line(str(d.seed))}</td><td>{html_line(d.kind)}</td>'
+               f'<td>{html_line(d.rule)}</td><td>{html_line(d.what)}</td></tr>')
     yield "</tbody></table>"
 
 
 def _not_passed(
-    results: Sequence[Mapping[str, Any]], cases: Mapping[str, Case], spec: Spec, root: Path | None
+    outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo, spec: Spec, root: Path | None
 ) -> Iterator[str]:
-    shown = [result for result in results if _kind(result) in _SHOWN]
+    shown = [outcome for outcome in outcomes if _kind(outcome) in _SHOWN]
     if not shown:
         yield '<h2 id="failures">Cases that did not pass</h2>'
         yield '<p class="note">None: every case that ran passed.</p>'
     index = 0
     for kind in _SHOWN:
-        group = [result for result in shown if _kind(result) == kind]
+        group = [outcome for outcome in shown if _kind(outcome) == kind]
         if not group:
             continue
         yield f'<h2 id="{kind}">{_GROUP[kind]} ({len(group)})</h2>'
-        for result in group:
-            yield from _case(index, result, cases.get(str(result["case"])), spec, root)
+        for outcome in group:
+            yield from _case(index, outcome, cases.get(outcome.case_id), info, spec, root)
             index += 1
 
 
 def _case(
-    index: int, result: Mapping[str, Any], case: Case | None, spec: Spec, root: Path | None
+    index: int, outcome: Outcome, case: Case | None, info: RunInfo, spec: Spec, root: Path | None
 ) -> Iterator[str]:
-    kind = _kind(result)
-    level = result.get("level")
-    tag = _TAG[kind] + (f" &middot; {html_line(str(level))}" if level and kind != "case-bug" else "")
+    kind = _kind(outcome)
+    level = report.shown_level(outcome)
+    tag = _TAG[kind] + (f" &middot; {html_line(level.name)}" if level and kind != "case-bug" else "")
     yield f'<article class="case {kind}" id="case-{index}">'
-    yield f'<h3><code>{html_line(str(result["case"]))}</code> <span class="tag {kind}">{tag}</span></h3>'
+    yield f'<h3><code>{html_line(outcome.case_id)}</code> <span class="tag {kind}">{tag}</span></h3>'
     if case is not None:
         yield f'<p class="desc">{html_line(case.description)}</p>'
         yield from _facts([
@@ -389,8 +379,9 @@ def _case(
             ("role", html_line(case.role)),
             ("CR", html_line(", ".join(case.cr)) if case.cr else "&mdash;"),
         ])
-    broke = [d["rule"] for d in result.get("differences", ())]
-    cited = list(result.get("rules", ()))
+    differences = report.differences(outcome)
+    broke = [d.rule for d, _ in differences]
+    cited = list(case.rules) if case is not None else []
     rules = list(dict.fromkeys([*cited, *broke]))
     if rules:
         yield '<ul class="rules">'
@@ -405,45 +396,46 @@ def _case(
                 f"<span>{summary}{note}</span></li>"
             )
         yield "</ul>"
-    if result.get("message") and not (result["status"] == "failed" and result.get("differences")):
-        yield f'<p class="message">{html_line(str(result["message"]))}</p>'
-    for difference in result.get("differences", ()):
+    message = report.message(outcome)
+    if message and not isinstance(outcome, Failed):
+        yield f'<p class="message">{html_line(message)}</p>'
+    for difference, difference_level in differences:
         yield '<div class="difference">'
         yield (
-            f'<p class="what"><code>{html_line(str(difference["rule"]))}</code> '
-            f'<span class="label">{html_line(str(difference["level"]))}</span> '
-            f'{html_line(str(difference["message"]))}</p>'
+            f'<p class="what"><code>{html_line(difference.rule)}</code> '
+            f'<span class="label">{html_line(difference_level.name)}</span> '
+            f'{html_line(difference.message)}</p>'
         )
-        context = [str(line) for line in difference.get("context", ())]
-        if context:
-            yield f"<pre>{html_block(chr(10).join(context))}</pre>"
+        if difference.context:
+            yield f"<pre>{html_block(chr(10).join(difference.context))}</pre>"
         yield "</div>"
-    stderr = str(result.get("stderr", "")).strip()
+    stderr = report.stderr(outcome).strip()
     if stderr:
         yield '<p class="label">standard error (its last lines)</p>'
         yield f'<pre class="stderr">{html_block(stderr)}</pre>'
-    if result.get("rerun"):
-        yield f'<p class="label">rerun: <code>{html_line(str(result["rerun"]))}</code></p>'
+    rerun = report.rerun(outcome, info)
+    if rerun:
+        yield f'<p class="label">rerun: <code>{html_line(rerun)}</code></p>'
     yield "</article>"
 
 
-def _not_run(results: Sequence[Mapping[str, Any]], word: str, title: str) -> Iterator[str]:
+def _not_run(outcomes: Sequence[Outcome], word: Status, title: str) -> Iterator[str]:
     """The cases not run with this status (skipped, not applicable), grouped by reason."""
-    chosen = [result for result in results if result["status"] == word]
+    chosen = [outcome for outcome in outcomes if status(outcome) is word]
     if not chosen:
         return
     by_reason: dict[str, list[str]] = {}
-    for result in chosen:
-        by_reason.setdefault(str(result.get("message", "")), []).append(str(result["case"]))
-    yield f'<h2 id="{word}">{title} ({len(chosen)})</h2>'
+    for outcome in chosen:
+        by_reason.setdefault(report.message(outcome), []).append(outcome.case_id)
+    yield f'<h2 id="{word.value}">{title} ({len(chosen)})</h2>'
     yield f"<details><summary>{len(chosen)} case(s) not run, for {len(by_reason)} reason(s)</summary><ul>"
     for reason, ids in sorted(by_reason.items()):
         yield f'<li>{html_line(reason)}: <span class="mono">{", ".join(html_line(i) for i in ids)}</span></li>'
     yield "</ul></details>"
 
 
-def _rules(results: Sequence[Mapping[str, Any]], spec: Spec) -> Iterator[str]:
-    by_rule = rule_results(results, spec)
+def _rules(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec) -> Iterator[str]:
+    by_rule = rule_results(outcomes, cases, spec)
     tally: dict[str, int] = {}
     for rule in by_rule:
         tally[rule.status] = tally.get(rule.status, 0) + 1

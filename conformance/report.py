@@ -310,8 +310,9 @@ def to_json(
                 role=case.role, level=case.level.name, rules=list(case.rules), case_sha256=case.digest()
             )
         entry.update(_details(outcome, spec))
-        if outcome.case_id in info.rerun and not isinstance(outcome, Passed | Skipped | NotApplicable | NotRun):
-            entry["rerun"] = info.rerun[outcome.case_id]
+        again = rerun(outcome, info)
+        if again is not None:
+            entry["rerun"] = again
         result_list.append(entry)
     v = run_verdict(outcomes, cases, info)
     implementation: dict[str, Any] = {
@@ -335,21 +336,7 @@ def to_json(
         "implementation": implementation,
         "interrupted": info.interrupted,
         "summary": summary(outcomes),
-        "verdict": {
-            "text": v.text(info.spec_version),
-            "conforming": v.conforming,
-            "accepted": v.accepted,
-            "roles": list(v.roles),
-            "untested_roles": list(v.untested_roles),
-            "must_failures": v.must_failures,
-            "known_must_failures": v.known_must_failures,
-            "should_failures": v.should_failures,
-            "not_applicable": v.not_applicable,
-            "not_run": v.not_run,
-            "known_failures_used": list(v.known_failures_used),
-            "known_failures_file": info.known_failures_file,
-            "known_failure_problems": list(info.known_failure_problems),
-        },
+        "verdict": verdict_json(v, info),
         "results": result_list,
         **({"generated": info.generated.to_json()} if info.generated is not None else {}),
     }
@@ -361,15 +348,81 @@ def to_json_text(data: Mapping[str, Any]) -> str:
     return escape.json_document(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)) + "\n"
 
 
+def verdict_json(v: Verdict, info: RunInfo) -> dict[str, Any]:
+    """The verdict as a report's `verdict` member (and a certificate's) holds it."""
+    return {
+        "text": v.text(info.spec_version),
+        "conforming": v.conforming,
+        "accepted": v.accepted,
+        "roles": list(v.roles),
+        "untested_roles": list(v.untested_roles),
+        "must_failures": v.must_failures,
+        "known_must_failures": v.known_must_failures,
+        "should_failures": v.should_failures,
+        "not_applicable": v.not_applicable,
+        "not_run": v.not_run,
+        "known_failures_used": list(v.known_failures_used),
+        "known_failures_file": info.known_failures_file,
+        "known_failure_problems": list(info.known_failure_problems),
+    }
+
+
+# What a report shows of one outcome: the JSON report's result entry and report.html say the
+# same, from these.
+
+
+def message(outcome: Outcome) -> str:
+    """What went wrong (a failure's first difference, an error's reason), or why the case was
+    not judged; a known failure's says so. Empty for a pass."""
+    match outcome:
+        case Passed():
+            return ""
+        case Failed(differences=differences):
+            return f"[{differences[0].rule}] {differences[0].message}"
+        case (Errored(reason=reason) | Skipped(reason=reason) | CaseBug(reason=reason)
+              | NotApplicable(reason=reason) | NotRun(reason=reason)):
+            return reason
+        case ExpectedFailure(failure=failure, reason=reason):
+            return f"known failure ({reason}): {message(failure)}"
+
+
+def shown_level(outcome: Outcome) -> Level | None:
+    """The level a failure is shown at (a known failure: that of the failure it lists); None
+    for an outcome that is no failure."""
+    inner = outcome.failure if isinstance(outcome, ExpectedFailure) else outcome
+    return inner.level if isinstance(inner, Failed | Errored) else None
+
+
+def differences(outcome: Outcome) -> tuple[tuple[Difference, Level], ...]:
+    """A failure's differences, each with its level (a known failure: those of the failure it
+    lists); none for any other outcome."""
+    inner = outcome.failure if isinstance(outcome, ExpectedFailure) else outcome
+    if isinstance(inner, Failed):
+        return tuple(zip(inner.differences, inner.levels, strict=True))
+    return ()
+
+
+def stderr(outcome: Outcome) -> str:
+    """An error's standard error (a known failure: that of the error it lists), else ""."""
+    inner = outcome.failure if isinstance(outcome, ExpectedFailure) else outcome
+    return inner.stderr if isinstance(inner, Errored) else ""
+
+
+def rerun(outcome: Outcome, info: RunInfo) -> str | None:
+    """The command that runs the case again, for a case that did not pass and was run."""
+    if isinstance(outcome, Passed | Skipped | NotApplicable | NotRun):
+        return None
+    return info.rerun.get(outcome.case_id)
+
+
 def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
     match outcome:
         case Passed(seconds=seconds):
             return {"seconds": round(seconds, 6)}
-        case Failed(level=level, differences=differences, levels=levels, seconds=seconds):
-            first = differences[0]
+        case Failed(level=level, seconds=seconds):
             return {
                 "level": level.name,
-                "message": f"[{first.rule}] {first.message}",
+                "message": message(outcome),
                 "differences": [
                     {
                         "rule": d.rule,
@@ -379,19 +432,16 @@ def _details(outcome: Outcome, spec: Spec) -> dict[str, Any]:
                         "context": list(d.context),
                         **({"cause": d.cause} if d.cause else {}),
                     }
-                    for d, lv in zip(differences, levels, strict=True)
+                    for d, lv in differences(outcome)
                 ],
                 "seconds": round(seconds, 6),
             }
-        case Errored(level=level, reason=reason, stderr=stderr, seconds=seconds):
-            return {"level": level.name, "message": reason, "stderr": stderr, "seconds": round(seconds, 6)}
-        case (Skipped(reason=reason) | CaseBug(reason=reason) | NotApplicable(reason=reason)
-              | NotRun(reason=reason)):
-            return {"message": reason}
-        case ExpectedFailure(failure=failure, reason=reason):
-            inner = _details(failure, spec)
-            inner["message"] = f"known failure ({reason}): {inner.get('message', '')}"
-            return inner
+        case Errored(level=level, stderr=text, seconds=seconds):
+            return {"level": level.name, "message": message(outcome), "stderr": text, "seconds": round(seconds, 6)}
+        case Skipped() | CaseBug() | NotApplicable() | NotRun():
+            return {"message": message(outcome)}
+        case ExpectedFailure(failure=failure):
+            return {**_details(failure, spec), "message": message(outcome)}
 
 
 def outcomes_from_json(data: Mapping[str, Any]) -> dict[str, Outcome]:

@@ -1,4 +1,4 @@
-"""Results by rule and by rule family, read from a JSON report's results (report.to_json).
+"""Results by rule and by rule family, from a run's outcomes and the cases they are of.
 
 A case cites rules (its `rules`), and a failure names the rules it broke (each difference's
 `rule`, which need not be one the case cites: every writer case checks ID-1). Counting cases
@@ -18,6 +18,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cardid_conformance import report
+from cardid_conformance.cases import Case
+from cardid_conformance.outcome import Outcome, Status, status
 from cardid_conformance.spec import Level, Spec, family_of
 
 #: The columns of the family matrix, in order, and the words the HTML report heads them with.
@@ -36,12 +39,12 @@ RULE_STATUSES = ("failed", "warning", "errored", "known-failure", "inconclusive"
 
 #: Case statuses as the per-rule counts name them.
 _COUNTED = {
-    "passed": "passed",
-    "failed": "failed",
-    "errored": "errored",
-    "skipped": "skipped",
-    "not-applicable": "not_applicable",
-    "expected-failure": "known_failures",
+    Status.PASSED: "passed",
+    Status.FAILED: "failed",
+    Status.ERRORED: "errored",
+    Status.SKIPPED: "skipped",
+    Status.NOT_APPLICABLE: "not_applicable",
+    Status.EXPECTED_FAILURE: "known_failures",
 }
 
 
@@ -81,55 +84,58 @@ class RuleResult:
         }
 
 
-def _difference_rules(result: Mapping[str, Any]) -> list[str]:
-    return [d["rule"] for d in result.get("differences", ())]
+def _cited(outcome: Outcome, cases: Mapping[str, Case]) -> tuple[str, ...]:
+    """The rules the outcome's case cites (none for a case bug: it has no case)."""
+    case = cases.get(outcome.case_id)
+    return case.rules if case is not None else ()
 
 
-def rule_results(results: Sequence[Mapping[str, Any]], spec: Spec) -> list[RuleResult]:
+def rule_results(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec) -> list[RuleResult]:
     """One RuleResult per rule of the spec, in the spec's order."""
-    citing: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    citing: dict[str, list[Outcome]] = defaultdict(list)
     failed_in: dict[str, list[str]] = defaultdict(list)
     known_in: dict[str, list[str]] = defaultdict(list)
-    for result in results:
-        for rule_id in result.get("rules", ()):
-            citing[rule_id].append(result)
-        into = {"failed": failed_in, "expected-failure": known_in}.get(result["status"])
+    for outcome in outcomes:
+        for rule_id in _cited(outcome, cases):
+            citing[rule_id].append(outcome)
+        into = {Status.FAILED: failed_in, Status.EXPECTED_FAILURE: known_in}.get(status(outcome))
         if into is not None:
-            for rule_id in dict.fromkeys(_difference_rules(result)):
-                into[rule_id].append(result["case"])
+            for rule_id in dict.fromkeys(d.rule for d, _ in report.differences(outcome)):
+                into[rule_id].append(outcome.case_id)
     out = []
     for rule_id, rule in spec.rules.items():
         counts = dict.fromkeys(_COUNTED.values(), 0)
-        for result in citing[rule_id]:
-            if result["status"] in _COUNTED:
-                counts[_COUNTED[result["status"]]] += 1
+        for outcome in citing[rule_id]:
+            word = status(outcome)
+            if word in _COUNTED:
+                counts[_COUNTED[word]] += 1
         if failed_in[rule_id]:
-            status = "failed" if rule.level is Level.MUST else "warning"
+            verdict = "failed" if rule.level is Level.MUST else "warning"
         elif counts["errored"]:
-            status = "errored"
+            verdict = "errored"
         elif known_in[rule_id] or counts["known_failures"]:
-            status = "known-failure"
+            verdict = "known-failure"
         elif counts["failed"]:
-            status = "inconclusive"
+            verdict = "inconclusive"
         elif counts["passed"]:
-            status = "passed"
+            verdict = "passed"
         else:
-            status = "untested"
+            verdict = "untested"
         out.append(
             RuleResult(
                 id=rule_id,
                 level=rule.level,
-                cases=tuple(result["case"] for result in citing[rule_id]),
+                cases=tuple(outcome.case_id for outcome in citing[rule_id]),
                 counts=counts,
                 failed_in=tuple(failed_in[rule_id]),
                 known_failed_in=tuple(known_in[rule_id]),
-                status=status,
+                status=verdict,
             )
         )
     return out
 
 
-def family_matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> dict[str, dict[str, int]]:
+def family_matrix(outcomes: Sequence[Outcome], cases: Mapping[str, Case], spec: Spec) -> dict[str, dict[str, int]]:
     """Cases by rule family (every family of the spec, in its order) and FAMILY_COLUMNS.
 
     A failure counts under each family of the rules it broke: `failed` where one of them is a
@@ -138,20 +144,21 @@ def family_matrix(results: Sequence[Mapping[str, Any]], spec: Spec) -> dict[str,
     family of the rules it cites, in the column of its status.
     """
     matrix = {family: dict.fromkeys(FAMILY_COLUMNS, 0) for family in spec.families}
-    for result in results:
-        status = result["status"]
+    for outcome in outcomes:
+        word = status(outcome)
         strongest: dict[str, str] = {}
-        for difference in result.get("differences", ()):
-            family = family_of(difference["rule"])
-            if difference["level"] == Level.MUST.name or family not in strongest:
-                strongest[family] = "failed" if difference["level"] == Level.MUST.name else "warning"
-        if status == "failed" and strongest:
+        for difference, level in report.differences(outcome):
+            family = family_of(difference.rule)
+            if level is Level.MUST or family not in strongest:
+                strongest[family] = "failed" if level is Level.MUST else "warning"
+        if word is Status.FAILED and strongest:
             cells = strongest
-        elif status == "expected-failure" and strongest:
+        elif word is Status.EXPECTED_FAILURE and strongest:
             cells = dict.fromkeys(strongest, "known-failure")
-        elif status in ("passed", "errored", "skipped", "not-applicable", "expected-failure"):
-            column = "known-failure" if status == "expected-failure" else status
-            cells = dict.fromkeys((family_of(rule) for rule in result.get("rules", ())), column)
+        elif word in (Status.PASSED, Status.ERRORED, Status.SKIPPED, Status.NOT_APPLICABLE,
+                      Status.EXPECTED_FAILURE):
+            column = "known-failure" if word is Status.EXPECTED_FAILURE else word.value
+            cells = dict.fromkeys((family_of(rule) for rule in _cited(outcome, cases)), column)
         else:
             continue
         for family, column in cells.items():

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import shlex
@@ -22,9 +21,7 @@ from cardid_conformance import certificate, report, suite
 from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.files import describe, read_bounded
-from cardid_conformance.html import to_html
 from cardid_conformance.known import load_known_failures
-from cardid_conformance.markdown import to_markdown
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
 from cardid_runner.outputs import OutputError, write_atomically
@@ -183,19 +180,16 @@ def run_certify(args: argparse.Namespace) -> int:
         # Shown as `cardid run` shows it; the exit code is its, unless the bundle is not written.
         code = show_result(the_run, result, quiet=args.quiet, report_json=None)
         cases_by_id = {case.id: case for case in corpus.cases}
-        data = report.to_json(result.outcomes, cases_by_id, result.info, spec)
         environment = _environment()
         roles = result.hello.roles if result.hello else None
-        bundle = {
-            "report.json": report.to_json_text(data).encode(),
-            "report.html": to_html(
-                data, cases_by_id, spec, suite_root=suite.ROOT, roles=roles, environment=environment
-            ).encode(),
-            "badge.json": (json.dumps(certificate.badge(data), indent=2) + "\n").encode(),
-            "summary.md": to_markdown(result.outcomes, cases_by_id, result.info, spec).encode(),
-        }
+        bundle = certificate.render_bundle(
+            result.outcomes, cases_by_id, result.info, spec,
+            suite_root=suite.ROOT, roles=roles, environment=environment,
+        )
         sealed = certificate.build(
-            data,
+            result.outcomes,
+            cases_by_id,
+            result.info,
             spec,
             suite_manifest=suite_manifest,
             roles=roles,

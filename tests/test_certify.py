@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 from cardid_conformance import certificate, schemas, suite
-from cardid_conformance.cases import Case, case_files, load_corpus
+from cardid_conformance.cases import Case, Rejection, case_files, load_corpus
 from cardid_conformance.compare import Difference
-from cardid_conformance.html import CSP, headline, to_html
+from cardid_conformance.html import CSP, to_html
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,
@@ -28,7 +28,7 @@ from cardid_conformance.outcome import (
     Passed,
     Skipped,
 )
-from cardid_conformance.report import RunInfo, to_json
+from cardid_conformance.report import RunInfo, Verdict, to_json
 from cardid_conformance.rulereport import RULE_STATUSES, family_matrix, rule_results
 from cardid_conformance.spec import Level, Spec, load_spec
 from cardid_runner import certify as certify_module
@@ -119,7 +119,7 @@ def test_the_badge_and_page_of_the_reference_say_conforming(bundle: Path) -> Non
     assert badge == {"schemaVersion": 1, "label": "cardid",
                      "message": f"conforming {report['suite']['spec_version']}", "color": "brightgreen"}
     page = (bundle / "report.html").read_text(encoding="utf-8")
-    assert f'<h1 id="verdict">{headline(report)}</h1>' in page
+    assert f'<h1 id="verdict">{report["verdict"]["text"]}</h1>' in page
 
 
 def test_verify_passes_an_untouched_bundle(bundle: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -380,29 +380,28 @@ def test_the_seal_holds_for_a_lone_surrogate() -> None:
 # --------------------------------------------------------------------------- the badge
 
 
-def _verdict(**fields: Any) -> dict[str, Any]:
-    base = {"conforming": False, "accepted": False, "must_failures": 0, "known_must_failures": 0,
-            "should_failures": 0, "roles": [], "untested_roles": []}
-    return {"suite": {"spec_version": "1.1.0"}, "verdict": {**base, **fields}}
+def _verdict(**fields: Any) -> Verdict:
+    base: dict[str, Any] = {"conforming": False, "accepted": False, "must_failures": 0}
+    return Verdict(**{**base, **fields})
 
 
 @pytest.mark.parametrize(
     ("verdict", "message", "color"),
     [
-        (_verdict(conforming=True, accepted=True, roles=["writer", "reader"]), "conforming 1.1.0", "brightgreen"),
-        (_verdict(conforming=True, accepted=True, roles=["reader"], untested_roles=["writer"]),
+        (_verdict(conforming=True, accepted=True, roles=("writer", "reader")), "conforming 1.1.0", "brightgreen"),
+        (_verdict(conforming=True, accepted=True, roles=("reader",), untested_roles=("writer",)),
          "reader conforming 1.1.0", "brightgreen"),
-        (_verdict(conforming=True, accepted=True, roles=["writer", "reader"], should_failures=2),
+        (_verdict(conforming=True, accepted=True, roles=("writer", "reader"), should_failures=2),
          "conforming 1.1.0", "yellowgreen"),
         (_verdict(must_failures=1, known_must_failures=2), "3 MUST failures", "red"),
         (_verdict(accepted=True, known_must_failures=1), "1 MUST failure", "orange"),
         (_verdict(), "not conforming", "red"),
     ],
 )
-def test_the_badge_says_what_the_verdict_says(verdict: dict[str, Any], message: str, color: str) -> None:
+def test_the_badge_says_what_the_verdict_says(verdict: Verdict, message: str, color: str) -> None:
     """Conforming names the role certified where one went untested; a MUST failure, known or
     not, is never 'conforming'."""
-    assert certificate.badge(verdict) == {
+    assert certificate.badge(verdict, "1.1.0") == {
         "schemaVersion": 1, "label": "cardid", "message": message, "color": color,
     }
 
@@ -410,23 +409,40 @@ def test_the_badge_says_what_the_verdict_says(verdict: dict[str, Any], message: 
 # --------------------------------------------------------------------------- rule results
 
 
-def _result(case: str, status: str, rules: Sequence[str], *diffs: tuple[str, str]) -> dict[str, Any]:
-    entry: dict[str, Any] = {"case": case, "status": status, "rules": list(rules)}
-    if diffs:
-        entry["differences"] = [{"rule": rule, "level": level, "message": "m"} for rule, level in diffs]
-    return entry
+def _result(case_id: str, status: str, rules: Sequence[str], *diffs: tuple[str, str]) -> tuple[Outcome, Case]:
+    """An outcome of this status (a failure's, a known failure's, with these differences, each
+    a rule and a level) and a case citing these rules."""
+    failed = Failed(
+        case_id=case_id,
+        differences=tuple(Difference(rule=rule, message="m") for rule, _ in diffs) or (Difference(rule="ID-1", message="m"),),
+        levels=tuple(Level[level] for _, level in diffs) or (Level.MUST,),
+    )
+    outcome: Outcome = {
+        "passed": Passed(case_id=case_id),
+        "failed": failed,
+        "errored": Errored(case_id=case_id, level=Level.MUST, reason="boom"),
+        "skipped": Skipped(case_id=case_id, reason="no"),
+        "expected-failure": ExpectedFailure(case_id=case_id, failure=failed, reason="known"),
+    }[status]
+    case = Case(id=case_id, description="", role="writer", level=Level.MUST, rules=tuple(rules), cr=(), tags=(),
+                path=Path(f"{case_id}.yaml"), request={}, expectation=Rejection())
+    return outcome, case
+
+
+def _run(*results: tuple[Outcome, Case]) -> tuple[list[Outcome], dict[str, Case]]:
+    return [outcome for outcome, _ in results], {case.id: case for _, case in results}
 
 
 def test_rule_results_tell_a_broken_rule_from_one_merely_cited(spec: Spec) -> None:
     """A failure names the rule it broke (failed for MUST, warning for SHOULD); a rule cited
     by that case but not broken is inconclusive; a rule no case cites is untested."""
-    results = [
+    outcomes, cases = _run(
         _result("a", "failed", ["ID-3", "LIB-2"], ("ID-3", "MUST"), ("PRINT-1", "SHOULD")),
         _result("b", "passed", ["ID-4"]),
         _result("c", "errored", ["OWN-1"]),
         _result("d", "expected-failure", ["TOK-1"], ("TOK-1", "MUST")),
-    ]
-    status = {result.id: result.status for result in rule_results(results, spec)}
+    )
+    status = {result.id: result.status for result in rule_results(outcomes, cases, spec)}
     assert status["ID-3"] == "failed"
     assert spec.rule("PRINT-1").level is Level.SHOULD and status["PRINT-1"] == "warning"
     assert status["LIB-2"] == "inconclusive"
@@ -434,19 +450,19 @@ def test_rule_results_tell_a_broken_rule_from_one_merely_cited(spec: Spec) -> No
     assert status["OWN-1"] == "errored"
     assert status["TOK-1"] == "known-failure"
     assert status["SRC-1"] == "untested"
-    by_id = {result.id: result for result in rule_results(results, spec)}
+    by_id = {result.id: result for result in rule_results(outcomes, cases, spec)}
     assert by_id["PRINT-1"].failed_in == ("a",) and by_id["PRINT-1"].cases == ()
     assert by_id["LIB-2"].counts["failed"] == 1
 
 
 def test_the_family_matrix_counts_a_failure_where_it_broke(spec: Spec) -> None:
     """A failure counts under the families it broke, at their level; a pass under those it cites."""
-    results = [
+    outcomes, cases = _run(
         _result("a", "failed", ["ID-3", "LIB-2"], ("ID-3", "MUST"), ("PRINT-1", "SHOULD")),
         _result("b", "passed", ["ID-4", "LIB-1"]),
         _result("c", "skipped", ["TXT-1"]),
-    ]
-    matrix = family_matrix(results, spec)
+    )
+    matrix = family_matrix(outcomes, cases, spec)
     assert matrix["ID"] == {"passed": 1, "failed": 1, "warning": 0, "errored": 0, "skipped": 0, "not-applicable": 0,
                             "known-failure": 0}
     assert matrix["PRINT"]["warning"] == 1
@@ -467,8 +483,8 @@ def corpus_cases(spec: Spec) -> dict[str, Case]:
 
 
 @pytest.fixture(scope="module")
-def hostile_report(corpus_cases: dict[str, Case], spec: Spec) -> dict[str, Any]:
-    """A report in which every kind of case that did not pass carries hostile text."""
+def hostile_run(corpus_cases: dict[str, Case], spec: Spec) -> tuple[list[Outcome], RunInfo]:
+    """A run in which every kind of case that did not pass carries hostile text."""
     ids = list(corpus_cases)
     writer = next(case for case in corpus_cases.values() if case.role == "writer")
     outcomes: list[Outcome] = [
@@ -489,13 +505,23 @@ def hostile_report(corpus_cases: dict[str, Case], spec: Spec) -> dict[str, Any]:
     outcomes += [Passed(case_id=case_id) for case_id in ids if case_id not in named]
     info = RunInfo(command=f"impl {HOSTILE}", spec_version=spec.version, cases_dir="cases",
                    name=HOSTILE, version="1.0<br>", mode="persistent")
+    return outcomes, info
+
+
+@pytest.fixture(scope="module")
+def hostile_report(
+    hostile_run: tuple[list[Outcome], RunInfo], corpus_cases: dict[str, Case], spec: Spec
+) -> dict[str, Any]:
+    """The hostile run's JSON report."""
+    outcomes, info = hostile_run
     return to_json(outcomes, corpus_cases, info, spec)
 
 
 @pytest.fixture(scope="module")
-def hostile_page(hostile_report: dict[str, Any], corpus_cases: dict[str, Case], spec: Spec) -> str:
+def hostile_page(hostile_run: tuple[list[Outcome], RunInfo], corpus_cases: dict[str, Case], spec: Spec) -> str:
     env = {"python": "3", "platform": HOSTILE, "cardid": "0", "created": "2026-01-01T00:00:00Z"}
-    return to_html(hostile_report, corpus_cases, spec, suite_root=suite.ROOT, roles=["writer"], environment=env)
+    outcomes, info = hostile_run
+    return to_html(outcomes, corpus_cases, info, spec, suite_root=suite.ROOT, roles=["writer"], environment=env)
 
 
 class _Page(HTMLParser):
@@ -568,7 +594,7 @@ def test_the_page_shows_the_verdict_and_each_case_that_did_not_pass(
     """The headline is the report's verdict; every case that did not pass has its heading,
     with its file, its rules' summaries and CR numbers; skipped cases are listed apart."""
     page = _parse(hostile_page)
-    assert "".join(page.h1) == headline(hostile_report)
+    assert "".join(page.h1) == hostile_report["verdict"]["text"]
     not_passed = [r["case"] for r in hostile_report["results"] if r["status"] not in ("passed", "skipped")]
     assert len(not_passed) == 4
     assert set(not_passed) <= set(page.h3)
@@ -602,7 +628,7 @@ def test_chromium_renders_the_page(
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     dom = _parse(proc.stdout)
-    assert "".join(dom.h1) == headline(hostile_report)
+    assert "".join(dom.h1) == hostile_report["verdict"]["text"]
     failed = next(r["case"] for r in hostile_report["results"] if r["status"] == "failed")
     assert failed in dom.h3
     assert "script" not in {tag for tag, _ in dom.tags}

@@ -21,10 +21,8 @@ from cardid_conformance import certificate, report, schemas
 from cardid_conformance.cases import Case, ReaderExpectation, Rejection
 from cardid_conformance.compare import Difference
 from cardid_conformance.generate.campaign import Campaign, Disagreement
-from cardid_conformance.html import to_html
 from cardid_conformance.junit import to_junit
 from cardid_conformance.known import KnownFailure, KnownFailures
-from cardid_conformance.markdown import to_markdown
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,
@@ -228,19 +226,16 @@ SCENARIOS = {"mixed": _mixed, "conforming": _conforming, "accepted": _accepted}
 
 
 def render(scenario: Scenario) -> dict[str, bytes]:
-    """The files of the run, as `cardid run` (junit.xml) and `cardid certify` write them."""
+    """The files of the run, as `cardid run` (junit.xml) and `cardid certify` write them: from
+    the typed values of the run, as every renderer takes them."""
     cases = {case.id: case for case in scenario.cases}
-    outcomes, info = list(scenario.outcomes), scenario.info
-    data = report.to_json(outcomes, cases, info, SPEC)
-    bundle = {
-        "report.json": report.to_json_text(data).encode(),
-        "report.html": to_html(data, cases, SPEC, suite_root=SUITE_ROOT, roles=scenario.roles,
-                               environment=scenario.environment).encode(),
-        "badge.json": (json.dumps(certificate.badge(data), indent=2) + "\n").encode(),
-        "summary.md": to_markdown(outcomes, cases, info, SPEC).encode(),
-    }
+    outcomes, info = scenario.outcomes, scenario.info
+    bundle = certificate.render_bundle(
+        outcomes, cases, info, SPEC, suite_root=SUITE_ROOT, roles=scenario.roles, environment=scenario.environment,
+    )
     sealed = certificate.build(
-        data, SPEC, suite_manifest={"cases/writer/w-pass.yaml": "aa" * 32, "spec/rules.yaml": "bb" * 32},
+        outcomes, cases, info, SPEC,
+        suite_manifest={"cases/writer/w-pass.yaml": "aa" * 32, "spec/rules.yaml": "bb" * 32},
         roles=scenario.roles, environment=scenario.environment, known_failures=scenario.known,
         known_failures_sha256=None if scenario.known is None else "cc" * 32, bundle_files=bundle,
     )
