@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from cardid_conformance.compare import Difference
 from cardid_conformance.spec import Level
@@ -126,3 +128,66 @@ def status(outcome: Outcome) -> Status:
             return Status.NOT_APPLICABLE
         case NotRun():
             return Status.NOT_RUN
+
+
+def to_data(outcome: Outcome) -> dict[str, Any]:
+    """The outcome as plain data (str, int, float, None, lists and dicts: what a channel that
+    carries no Python object takes, such as pytest-xdist's between its processes), every field
+    of it: `from_data` gives back an equal outcome. Not a report: report.to_json writes those."""
+    data: dict[str, Any] = {"status": status(outcome).value, "case_id": outcome.case_id}
+    match outcome:
+        case Passed(seconds=seconds):
+            data.update(seconds=seconds)
+        case Failed(differences=differences, levels=levels, seconds=seconds):
+            data.update(
+                differences=[
+                    {"rule": d.rule, "message": d.message, "observation": d.observation,
+                     "context": list(d.context), "cause": d.cause}
+                    for d in differences
+                ],
+                levels=[level.name for level in levels],
+                seconds=seconds,
+            )
+        case Errored(level=level, reason=reason, stderr=stderr, seconds=seconds):
+            data.update(level=level.name, reason=reason, stderr=stderr, seconds=seconds)
+        case (Skipped(reason=reason) | CaseBug(reason=reason) | NotApplicable(reason=reason)
+              | NotRun(reason=reason)):
+            data.update(reason=reason)
+        case ExpectedFailure(failure=failure, reason=reason):
+            data.update(failure=to_data(failure), reason=reason)
+    return data
+
+
+def from_data(data: Mapping[str, Any]) -> Outcome:
+    """The outcome `to_data` made this data of."""
+    case_id = data["case_id"]
+    match Status(data["status"]):
+        case Status.PASSED:
+            return Passed(case_id=case_id, seconds=data["seconds"])
+        case Status.FAILED:
+            return Failed(
+                case_id=case_id,
+                differences=tuple(
+                    Difference(rule=d["rule"], message=d["message"], observation=d["observation"],
+                               context=tuple(d["context"]), cause=d["cause"])
+                    for d in data["differences"]
+                ),
+                levels=tuple(Level[name] for name in data["levels"]),
+                seconds=data["seconds"],
+            )
+        case Status.ERRORED:
+            return Errored(case_id=case_id, level=Level[data["level"]], reason=data["reason"],
+                           stderr=data["stderr"], seconds=data["seconds"])
+        case Status.SKIPPED:
+            return Skipped(case_id=case_id, reason=data["reason"])
+        case Status.CASE_BUG:
+            return CaseBug(case_id=case_id, reason=data["reason"])
+        case Status.EXPECTED_FAILURE:
+            failure = from_data(data["failure"])
+            if not isinstance(failure, Failed | Errored):
+                raise ValueError(f"a known failure lists a {status(failure)} outcome, not a failure")
+            return ExpectedFailure(case_id=case_id, failure=failure, reason=data["reason"])
+        case Status.NOT_APPLICABLE:
+            return NotApplicable(case_id=case_id, reason=data["reason"])
+        case Status.NOT_RUN:
+            return NotRun(case_id=case_id, reason=data["reason"])

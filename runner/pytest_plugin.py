@@ -5,9 +5,9 @@ Items are named by case ID, so `-k`, `--lf`, `--junitxml` and pytest-xdist (`-n 
 pytest users expect; a failure shows the same domain diff and rule citation as `cardid run`.
 
 `--expect FILE` and `--cardid-report-json PATH` end the session as `cardid run` ends a run: the
-outcomes the items recorded (each report carries its case's, so under xdist they reach the
-controller) go through `runner.run.conclude`, the CLI's own code for known failures, verdict
-and report.
+outcomes the items recorded (each report carries its case's, every field of it, as ASCII JSON
+text of `outcome.to_data`, so that under xdist it reaches the controller) go through `runner.run.conclude`, the CLI's own code
+for known failures, verdict and report.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cardid_conformance import console, escape, report, suite
+from cardid_conformance import console, escape, suite
 from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.errors import CaseError, UsageError
 from cardid_conformance.known import KnownFailures, load_known_failures
@@ -38,6 +38,8 @@ from cardid_conformance.outcome import (
     Outcome,
     Passed,
     Skipped,
+    from_data,
+    to_data,
 )
 from cardid_conformance.selection import Selection
 from cardid_conformance.sources.profile import not_applicable
@@ -176,7 +178,7 @@ def _check_dropped_dash_dash(config: pytest.Config) -> None:
 
 
 _KNOWN = pytest.StashKey[KnownFailures]()
-#: The JSON result entry of every case item run (on the controller, those of all workers).
+#: The entry (`_entry`) of every case item run (on the controller, those of all workers).
 _RECORDED = pytest.StashKey[list[dict[str, Any]]]()
 _RESULT = pytest.StashKey[Result]()
 #: On the xdist controller: the late breaches each worker's implementation revealed.
@@ -203,8 +205,8 @@ def pytest_runtest_makereport(
 
 
 class _Recorder:
-    """Registered in the main process (not in an xdist worker): keeps the result entry each
-    case's call report carries."""
+    """Registered in the main process (not in an xdist worker): keeps the entry each case's
+    call report carries."""
 
     def __init__(self, into: list[dict[str, Any]]) -> None:
         self._into = into
@@ -292,17 +294,24 @@ def _conclude(config: pytest.Config) -> Result | None:
         return None
     run = _run_value(config)
     recorded_entries = config.stash.get(_RECORDED, [])
-    # A case whose worker died running it has no result entry: it errs, and is not left out
-    # of the verdict as if it had not been selected.
+    # A case whose worker died running it has no entry: it errs, and is not left out of the
+    # verdict as if it had not been selected.
     crashed = {e["case"]: e["crashed"] for e in recorded_entries if "crashed" in e}
-    entries = {entry["case"]: entry for entry in recorded_entries if "crashed" not in entry}
-    modes = {entry.pop("mode", "per-case") for entry in entries.values() if entry["status"] != "not-applicable"}
-    fallbacks = sorted({reason for entry in entries.values() if (reason := entry.pop("fallback", None))})
+    entries: dict[str, tuple[Outcome, dict[str, Any]]] = {}
+    for entry in recorded_entries:
+        if "crashed" not in entry:
+            outcome = from_data(json.loads(entry["outcome"]))
+            entries[outcome.case_id] = (outcome, entry)
+    modes = {
+        entry.get("mode", "per-case")
+        for outcome, entry in entries.values() if not isinstance(outcome, NotApplicable)
+    }
+    fallbacks = sorted({reason for _, entry in entries.values() if (reason := entry.get("fallback"))})
     # Each entry names the handshake of the process that ran it (under xdist, a worker's).
     hellos = sorted(
-        {(h["name"], h["version"], tuple(h["roles"])) for e in entries.values() if (h := e.pop("hello", None))}
+        {(h["name"], h["version"], tuple(h["roles"])) for _, e in entries.values() if (h := e.get("hello"))}
     )
-    recorded = report.outcomes_from_json({"results": list(entries.values())})
+    recorded = {case_id: outcome for case_id, (outcome, _) in entries.items()}
     order = [case.id for case in run.corpus.cases]
     # As in `cardid run`: a breach seen only late errs its case (under xdist, whichever worker
     # saw it).
@@ -378,7 +387,7 @@ class CaseItem(pytest.Item):
     def __init__(self, *, case: Case, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.case = case
-        #: This case's outcome as a JSON report entry, once run (see pytest_runtest_makereport).
+        #: This case's outcome as plain data (`_entry`), once run (see pytest_runtest_makereport).
         self.result_entry: dict[str, Any] | None = None
 
     def runtest(self) -> None:
@@ -386,12 +395,12 @@ class CaseItem(pytest.Item):
         reason = None if source is None else not_applicable(self.case, source)
         if reason is not None:  # never sent, as in `cardid run --source`
             if _makes_result(self.config):
-                self.result_entry = _entry(NotApplicable(case_id=self.case.id, reason=reason), self.case)
+                self.result_entry = _entry(NotApplicable(case_id=self.case.id, reason=reason))
             pytest.skip(f"not applicable: {reason}")
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
         if _makes_result(self.config):
-            self.result_entry = _entry(outcome, self.case, case_runner.mode.name, self.config.stash.get(_HELLO, None),
+            self.result_entry = _entry(outcome, case_runner.mode.name, self.config.stash.get(_HELLO, None),
                                        self.config.stash.get(_FALLBACK, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
@@ -440,15 +449,14 @@ _spec = functools.cache(load_spec)
 
 
 def _entry(
-    outcome: Outcome, case: Case, mode: str | None = None, hello: Hello | None = None,
+    outcome: Outcome, mode: str | None = None, hello: Hello | None = None,
     fallback: str | None = None,
 ) -> dict[str, Any]:
-    """The outcome as a result entry of the JSON report (plain data, as xdist can send it);
-    `mode` is that of the process that ran it (None: no process did), `fallback` why that
-    process ran a process per case."""
-    info = report.RunInfo(command="", spec_version="", cases_dir="")
-    data = report.to_json([outcome], {case.id: case}, info, _spec())["results"][0]
-    entry: dict[str, Any] = json.loads(report.to_json_text(data))  # no enums: plain JSON values
+    """A case's outcome, every field of it, as plain data: xdist sends nothing else between its
+    processes, and no string a lone surrogate (which an implementation's text may hold) makes
+    unencodable, so the outcome goes as ASCII JSON text. `mode` is that of the process that ran
+    it (None: no process did), `fallback` why that process ran a process per case."""
+    entry: dict[str, Any] = {"outcome": json.dumps(to_data(outcome), ensure_ascii=True)}
     if mode is not None:
         entry["mode"] = mode
     if fallback is not None:

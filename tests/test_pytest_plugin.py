@@ -10,13 +10,17 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import execnet
 import pytest
 from cardid_conformance import schemas
 from cardid_conformance.cases import case_files, load_corpus
+from cardid_conformance.outcome import from_data
 from cardid_conformance.spec import load_spec
+from cardid_runner import pytest_plugin
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import NO_HYPOTHESIS, ROOT, exactly
+from tests.test_report_bytes import SCENARIOS
 
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 CORPUS_SIZE = len(load_corpus(case_files(ROOT / "cases"), load_spec()).cases)
@@ -287,3 +291,13 @@ def test_a_fallback_to_a_process_per_case_is_in_the_report(pytester: pytest.Pyte
     implementation = json.loads(report.read_text(encoding="utf-8"))["implementation"]
     assert implementation["mode"] == "per-case"
     assert implementation["fallback_reason"]
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_each_outcome_reaches_the_xdist_controller_unchanged(name: str) -> None:
+    """Every kind of outcome, hostile text and lone surrogates in it, as an item sends it to the
+    controller (execnet carries the entry between pytest-xdist's processes) comes back equal."""
+    for outcome in SCENARIOS[name]().outcomes:
+        sent = execnet.loads(execnet.dumps(pytest_plugin._entry(outcome, "persistent")))
+        assert from_data(json.loads(sent["outcome"])) == outcome
+        assert sent["mode"] == "persistent"
