@@ -17,9 +17,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from .events import ALWAYS, EVENTS, Play, Schedule
+from .events import ALWAYS, EVENTS, Schedule
 from .inconsistent import spoil
 from .oracle import Break, check, shared_ids
+from .play import Play
 from .world import Truth, World
 
 __all__ = ["Break", "Config", "Generated", "Truth", "check", "game_of", "play", "shared_ids"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .events import Play
+from .play import Play
 
 
 def _held(play: Play) -> list[int]:
