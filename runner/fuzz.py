@@ -288,14 +288,14 @@ def mutants_found(chosen: list[int], spec: Spec) -> int:
     """Which game first finds each writer mutant (reference/mutants), asked in-process."""
     from cardid_reference.mutants import MUTANTS, broken_role, entry_points
 
-    played = [game_of(seed) for seed in chosen]
+    played = [prepared(seed) for seed in chosen]  # each game's reference answer, once
     missed = []
     for name in sorted(MUTANTS):
         if broken_role(name) != "writer":
             continue
         mutant_write = entry_points(name)[0]
         first = None
-        for game in played:
+        for game, reference in played:
             answer: Answer
             try:
                 answer = Answered(result=mutant_write(game.request))
@@ -303,7 +303,7 @@ def mutants_found(chosen: list[int], spec: Spec) -> int:
                 answer = Rejected(message=str(exc))
             except (Exception, SystemExit) as exc:  # noqa: BLE001 - a mutant's crash is its answer
                 answer = Crashed(reason=f"{type(exc).__name__}: {exc}")
-            first = judge(game, answer, spec)
+            first = judge(game, answer, spec, reference)
             if first is not None:
                 break
         if first is not None:

@@ -19,11 +19,11 @@ from typing import Any
 
 from .events import ALWAYS, EVENTS, Schedule
 from .inconsistent import spoil
-from .oracle import Break, check, shared_ids
+from .oracle import Break, check
 from .play import Play
 from .world import Truth, World
 
-__all__ = ["Break", "Config", "Generated", "Truth", "check", "game_of", "play", "shared_ids"]
+__all__ = ["Break", "Config", "Generated", "Truth", "check", "game_of", "play"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -71,12 +71,3 @@ def check(truth: Sequence[Truth | None], assignments: Sequence[str | None],
                 f"observations {k} and {i} are one instance ({fact.rule} keeps the ID), but were given "
                 f"IDs {kept!r} and {iid!r}")))
     return sorted(findings, key=lambda f: (f.second, f.first))
-
-
-def shared_ids(truth: Sequence[Truth | None], assignments: Sequence[str | None]) -> dict[str, set[int]]:
-    """The instance IDs an answer gives to more than one physical object (the soundness half)."""
-    objects: dict[str, set[int]] = {}
-    for fact, iid in zip(truth, assignments, strict=True):
-        if fact is not None and iid is not None:
-            objects.setdefault(iid, set()).add(fact.obj)
-    return {iid: seen for iid, seen in objects.items() if len(seen) > 1}
