@@ -9,6 +9,8 @@
     idle        telling an implementation that waits for input from one still at work
     marks       the run's mark on every process it starts, finding and killing what carries
                 it, and the temporary folders; watchdog.py (a script) does it if the runner dies
+    reaper      the runner as a child subreaper (Linux): its implementations' orphans become its
+                children, where marks finds them, and are reaped here
     stop        the run's stop flag, and the signal handling that sets it
     timing      the waits that are not a run's time limits (`Timing`: quiet time, read after
                 exit), one value passed down rather than constants to change

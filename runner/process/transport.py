@@ -359,7 +359,10 @@ class Process:
         """The processes of this implementation still there (those carrying its mark) and the
         CPU time they have used, in clock ticks (utime, stime, cutime and cstime of
         /proc/PID/stat); None without /proc."""
-        pids = {self.pid, *marks.marked_processes(self.mark)}
+        try:
+            pids = {self.pid, *marks.marked_processes(self.mark)}
+        except OSError:  # no descriptor left to look with: nothing to judge by
+            return None
         ticks = 0
         found: set[int] = set()
         for pid in pids:
@@ -392,7 +395,7 @@ class Process:
             self._ended = True
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
-        marks.kill_marked(self.mark)
+        marks.kill_marked(self.mark, spare=self.pid)  # its Popen waits for it
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL does not fail this way
             self.popen.wait(timeout=5)
         self.returncode = self.popen.returncode

@@ -172,17 +172,6 @@ def fault(line: bytes) -> int | None:
             if ARG == "hang":
                 time.sleep(3600)
             out(line)
-        case "fork-walker":  # leaves its group, then forks and lets the parent exit, again
-            # and again: its PID keeps moving, carrying the run's mark in its environment
-            if os.fork() == 0:
-                os.setsid()
-                while True:
-                    if os.fork():
-                        os._exit(0)
-                    with open(os.environ["FAKE_PID_FILE"], "a", encoding="utf-8") as handle:
-                        handle.write(f"{os.getpid()} {os.environ.get('CARDID_RUN', '')}\n")
-                    time.sleep(0.05)
-            out(line)
         case "blank-flood":  # endless blank lines: no answer, ever
             while True:
                 out(b"\n" * 4096)
@@ -314,7 +303,7 @@ FAULTS = {
     "crash-mid-run", "exit0-no-output", "partial-line-hang", "hang", "just-past-timeout", "garbage",
     "invalid-utf8", "split-writes", "answers-twice-one-write", "answers-twice-later",
     "wrong-seq-target", "huge-stdout", "orphan-child", "close-stdin", "exit1-on-valid",
-    "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "fork-walker", "blank-flood",
+    "exit1-no-object", "close-stdout-and-stay", "setsid-grandchild", "blank-flood",
     "repeat-flood", "mess-workdir", "pad", "exit1-with-result", "logs-on-stdout", "kill-parent",
 }
 
