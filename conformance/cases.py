@@ -288,6 +288,42 @@ def _rejection(path: Path, data: Mapping[str, Any]) -> Rejection:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class CaseChange:
+    """A case whose file, read again at the end of a run, no longer holds the case the run
+    judged (the implementation, or anyone, changed the corpus while it ran)."""
+
+    case_id: str
+    #: Its file as loaded (None: the corpus no longer has a file with the case).
+    path: Path | None
+    #: "edited" (it holds another case now: a comment-only edit is no change), "removed", or
+    #: "broken" (it no longer loads).
+    change: str
+
+    def text(self) -> str:
+        """`reader-x edited`."""
+        return f"{self.case_id} {self.change}"
+
+
+def changed_since(judged: Mapping[str, tuple[Path | None, str]], spec: Spec) -> tuple[CaseChange, ...]:
+    """The cases whose file no longer holds the case as judged, by case ID: `judged` maps each
+    case ID to its file and the digest (Case.digest) of the case as it was judged. Each file is
+    read again now."""
+    changes: list[CaseChange] = []
+    for case_id, (path, digest) in sorted(judged.items()):
+        if path is None or not path.is_file():
+            changes.append(CaseChange(case_id=case_id, path=path, change="removed"))
+            continue
+        try:
+            now = load_case(path, spec)
+        except CaseError:
+            changes.append(CaseChange(case_id=case_id, path=path, change="broken"))
+            continue
+        if now.digest() != digest:
+            changes.append(CaseChange(case_id=case_id, path=path, change="edited"))
+    return tuple(changes)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Corpus:
     """Every case that loaded, in the documented order (by case ID), and every case bug found."""
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cardid_conformance import escape
-from cardid_conformance.cases import Case
+from cardid_conformance.cases import Case, CaseChange
 from cardid_conformance.compare import Difference
 from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.outcome import (
@@ -40,7 +40,8 @@ class Verdict:
     `conforming` is the claim: no MUST case fails (listed as a known failure or not), the
     corpus has no case bugs, and some case was judged. `accepted` is the gate the exit code
     follows: no MUST failure beyond the listed known failures, no case bug, some case judged,
-    and a known-failure file without problems. A parser with known MUST bugs is accepted
+    and a known-failure file without problems. Neither holds for a run that was interrupted,
+    stopped early, or whose case files changed while it went on. A parser with known MUST bugs is accepted
     (exit 0) and not conforming, and every report says both. SHOULD failures are warnings:
     counted, shown, never failing the run.
     """
@@ -80,6 +81,9 @@ class Verdict:
     not_run: int = 0
     #: (games played, disagreements) when the run added generated games (--generated).
     generated: tuple[int, int] | None = None
+    #: The cases whose file changed while the run went on (`reader-x edited`): judged as they
+    #: were, which is no longer the corpus.
+    corpus_changed: tuple[str, ...] = ()
 
     def text(self, spec_version: str) -> str:
         """The verdict as one sentence, the same in every report."""
@@ -108,6 +112,10 @@ class Verdict:
                 reasons.append(f"{self.generated[1]} of {self.generated[0]} generated games disagree")
             if self.case_bugs:
                 reasons.append(f"the corpus has {self.case_bugs} case bug(s)")
+            if self.corpus_changed:
+                shown = ", ".join(self.corpus_changed[:3])
+                more = f" and {len(self.corpus_changed) - 3} more" if len(self.corpus_changed) > 3 else ""
+                reasons.append(f"the corpus changed during the run: {shown}{more}; run again")
             head = f"NOT CONFORMING {against}: " + "; ".join(reasons)
             if self.roles:
                 notes.append(f"tested as {roles}")
@@ -177,6 +185,8 @@ class RunInfo:
     source: str | None = None
     #: The generated games the run added (--generated), and what they found.
     generated: Campaign | None = None
+    #: The selected cases whose file changed while the run went on (read again at its end).
+    cases_changed: tuple[CaseChange, ...] = ()
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -191,6 +201,7 @@ def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: Ru
         resumed=(info.resumed, info.resumed_from) if info.resumed and info.resumed_from else None,
         source=info.source,
         generated=None if info.generated is None else (len(info.generated.seeds), len(info.generated.disagreements)),
+        corpus_changed=tuple(change.text() for change in info.cases_changed),
     )
 
 
@@ -214,6 +225,7 @@ def verdict(
     resumed: tuple[int, str] | None = None,
     source: str | None = None,
     generated: tuple[int, int] | None = None,
+    corpus_changed: tuple[str, ...] = (),
 ) -> Verdict:
     """Compute the verdict of a run's outcomes (`cases` gives each case's role); `generated`:
     the generated games played and the disagreements among them, each a MUST failure."""
@@ -254,7 +266,7 @@ def verdict(
                 judged_roles.add(role)
     selected = len(outcomes) - bugs
     partial = corpus_size is not None and selected < corpus_size
-    complete = not interrupted and not_run == 0
+    complete = not interrupted and not_run == 0 and not corpus_changed
     agreed = generated is None or generated[1] == 0
     conforming = must == 0 and known_must == 0 and bugs == 0 and judged > 0 and complete and agreed
     return Verdict(
@@ -278,6 +290,7 @@ def verdict(
         not_applicable=not_applicable,
         not_run=not_run,
         generated=generated,
+        corpus_changed=corpus_changed,
     )
 
 
@@ -332,6 +345,10 @@ def to_json(
             "version": info.suite_version,
             "commit": info.suite_commit,
             "cases_sha256": info.cases_sha256,
+            "cases_changed": [
+                {"case": c.case_id, "path": None if c.path is None else str(c.path), "change": c.change}
+                for c in info.cases_changed
+            ],
         },
         "implementation": implementation,
         "interrupted": info.interrupted,

@@ -51,6 +51,7 @@ from cardid_runner.process.errors import ProcessError
 from cardid_runner.run import Outputs, Result, Run, conclude
 from cardid_runner.session import CaseRunner
 from cardid_runner.starting import cannot_start, usage_error
+from cardid_runner.terminal import changed_lines
 
 #: The plugin's options that take one value: the option, its dest, the check of its value and
 #: the rest of its declaration. pytest_addoption declares them from here, and
@@ -243,7 +244,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if result is None:
         return
     session.config.stash[_RESULT] = result
-    if (result.known_failure_problems or result.unwritten) and session.exitstatus == pytest.ExitCode.OK:
+    changed = result.info.cases_changed
+    if (result.known_failure_problems or result.unwritten or changed) and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -325,6 +327,8 @@ def _conclude(config: pytest.Config) -> Result | None:
     errs = {case_id: why for case_id, why in {**late, **died}.items() if case_id in recorded or case_id in died}
     outcomes = execute.erring(order, recorded, errs, levels)
     hello = Hello(name=hellos[0][0], version=hellos[0][1], roles=hellos[0][2]) if hellos else None
+    # Each case as its item judged it (the corpus was loaded again just now).
+    judged = {entry["case"]: entry["case_sha256"] for entry in entries.values() if "case_sha256" in entry}
     return conclude(
         run,
         outcomes,
@@ -332,6 +336,7 @@ def _conclude(config: pytest.Config) -> Result | None:
         hello=hello,
         mode="per-case" if "per-case" in modes else "persistent",
         fallback_reason=fallbacks[0] if fallbacks else None,
+        judged=judged,
     )
 
 
@@ -344,6 +349,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     result = config.stash.get(_RESULT, None)
     if result is None:
         return
+    if result.info.cases_changed:
+        for line in changed_lines(result.info.cases_changed):
+            terminalreporter.write_line(line, red=True)
     for problem in result.known_failure_problems:
         terminalreporter.write_line(escape.show(f"KNOWN-FAILURE FILE: {problem}"), red=True)
     for message in result.unwritten:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from cardid_conformance import report, suite
 from cardid_conformance.answer import Answer
-from cardid_conformance.cases import Case, Corpus
+from cardid_conformance.cases import Case, Corpus, changed_since
 from cardid_conformance.errors import UsageError
 from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.junit import to_junit
@@ -233,11 +233,20 @@ def conclude(
     today: datetime.date | None = None,
     startup_failure: execute.StartupFailure | None = None,
     generated: Campaign | None = None,
+    judged: Mapping[str, str] | None = None,
 ) -> Result:
     """The outcomes of the selected cases made a Result: case bugs added, known failures
     applied, the verdict taken and every output written (one that cannot be written stops
-    none of the others)."""
+    none of the others). Each selected case's file is read again: one that no longer holds the
+    case as judged (`judged`, each case's digest as it was judged; by default the Run's corpus,
+    loaded before the run) is named, and the verdict is then neither conforming nor accepted."""
     cases_by_id = {case.id: case for case in run.corpus.cases}
+    digests = judged if judged is not None else {case.id: case.digest() for case in run.corpus.cases}
+    changed = changed_since(
+        {o.case_id: (cases_by_id[o.case_id].path if o.case_id in cases_by_id else None, digests[o.case_id])
+         for o in outcomes if o.case_id in digests},
+        run.spec,
+    )
     bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in run.corpus.bugs]
     marked: Sequence[Outcome] = [*bugs, *outcomes]
     problems: tuple[str, ...] = ()
@@ -263,6 +272,7 @@ def conclude(
         cases_sha256=suite.cases_sha256(
             (o.case_id, cases_by_id[o.case_id].digest()) for o in outcomes if o.case_id in cases_by_id
         ),
+        cases_changed=changed,
     )
     out = run.outputs
     renderers: list[tuple[str, Path | None, Callable[[], bytes]]] = [

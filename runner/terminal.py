@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from cardid_conformance import console, escape
+from cardid_conformance.cases import CaseChange
 from cardid_conformance.known import apply_known_failures
 from cardid_conformance.outcome import CaseBug, Errored, NotRun, Outcome
 from cardid_runner.adapter import Hello
@@ -171,6 +172,8 @@ def show_result(
     if result.startup_failure is not None:
         not_run = sum(1 for outcome in result.outcomes if isinstance(outcome, NotRun))
         say("\n".join(startup_lines(the_run, result.startup_failure, not_run)))
+    if result.info.cases_changed:
+        say("\n".join(changed_lines(result.info.cases_changed)))
     for problem in result.known_failure_problems:
         say(f"KNOWN-FAILURE FILE: {problem}")
     for line in console.summary_lines(result.outcomes, cases_by_id, the_run.spec, result.info):
@@ -231,6 +234,26 @@ def startup_lines(the_run: Run, failure: StartupFailure, not_run: int) -> list[s
     impl = f" --impl {command}" if the_run.impl is not None else ""
     lines.append(f"      then: `cardid doctor{impl}` checks the adapter step by step")
     return lines
+
+
+def changed_lines(changes: Sequence[CaseChange]) -> list[str]:
+    """What a run says when case files changed while it went on: which, and that each case was
+    judged as it was loaded."""
+    lines = [
+        f"CORPUS CHANGED: {len(changes)} case file(s) changed while the run went on; each case was "
+        "judged as it was when the run began, which is no longer the corpus"
+    ]
+    for change in changes[:CHANGES_SHOWN]:
+        where = f" ({change.path})" if change.path is not None else ""
+        lines.append(f"      {change.case_id}: {change.change}{where}")
+    if len(changes) > CHANGES_SHOWN:
+        lines.append(f"      ... and {len(changes) - CHANGES_SHOWN} more (the JSON report has every one)")
+    lines.append("      run again to judge the cases as they are now")
+    return [escape.visible(line) for line in lines]
+
+
+#: How many changed case files the console names.
+CHANGES_SHOWN = 10
 
 
 class _ReaderMayLeave:

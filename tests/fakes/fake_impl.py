@@ -68,7 +68,31 @@ def split(result: dict[str, Any]) -> dict[str, Any]:
 TRANSFORMS = {"rename": rename, "merge": merge, "split": split, "xdist-mix": split}
 
 
+def edit_case_once() -> None:
+    """`edit-case HOW`: on the run's first request (whichever process gets it), change the case
+    file FAKE_EDIT_CASE names while the run goes on: `description` edits its description,
+    `comment` adds a comment only, `remove` removes it."""
+    try:
+        os.close(os.open(os.environ["FAKE_EDIT_CASE"] + ".edited", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return
+    path = os.environ["FAKE_EDIT_CASE"]
+    if ARG == "remove":
+        os.unlink(path)
+        return
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    if ARG == "comment":
+        text = "# edited while the run went on\n" + text
+    else:
+        text = text.replace("description: ", "description: Edited while the run went on. ", 1)
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
 def respond(request: Any) -> dict[str, Any]:
+    if BEHAVIOUR == "edit-case":
+        edit_case_once()
     if BEHAVIOUR == "slow-case" and os.environ.get("FAKE_SLOW", "1") != "0":  # FAKE_SLOW=0: at full speed
         time.sleep(float(ARG))
     result = answer(request)
