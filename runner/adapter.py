@@ -22,7 +22,7 @@ from cardid_conformance import escape, protocol
 from cardid_conformance.answer import Answer, Crashed, Unsupported
 from cardid_conformance.protocol import Hello, Problem, Reply
 from cardid_runner.handshake import Handshake, why_not
-from cardid_runner.process.errors import ProcessError
+from cardid_runner.process.errors import NoResources, ProcessError
 from cardid_runner.process.reads import (
     MAX_OUTPUT,
     Ended,
@@ -33,7 +33,7 @@ from cardid_runner.process.reads import (
 )
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
-from cardid_runner.process.transport import Process
+from cardid_runner.process.transport import Process, wait_for_an_end
 from cardid_runner.starting import usage_error
 
 #: How long a process gets to end after `stop`.
@@ -130,12 +130,20 @@ def real_processes(timing: Timing = DEFAULT) -> Spawn:
     return lambda argv: Process(argv, timing=timing)
 
 
-def start_process(spawn: Spawn, argv: Sequence[str]) -> Process:
-    """The started process; a command that cannot start is a UsageError (exit status 2)."""
-    try:
-        return spawn(argv)
-    except ProcessError as exc:
-        raise usage_error(exc) from None
+def start_process(spawn: Spawn, argv: Sequence[str], *, wait: float = 0.0) -> Process:
+    """The started process; a command that cannot start is a UsageError (exit status 2). A start
+    the system lacks a descriptor, a process or memory for is tried again each time another
+    process of the run ends, for `wait` seconds at most; then it is a LimitReached (a
+    UsageError: during a run, the case errs and the run goes on)."""
+    until = time.monotonic() + wait
+    while True:
+        try:
+            return spawn(argv)
+        except NoResources as exc:
+            if not wait_for_an_end(until - time.monotonic()):
+                raise usage_error(exc) from None
+        except ProcessError as exc:
+            raise usage_error(exc) from None
 
 
 class Pin:
@@ -217,7 +225,8 @@ class PerCase:
         return None
 
     def run(self, request: Request) -> Answer:
-        proc = start_process(self._spawn, self._argv)
+        # Other cases' processes free descriptors as they end: within this case's time.
+        proc = start_process(self._spawn, self._argv, wait=request.timeout)
         with self._lock:
             self._live.add(proc)
         try:

@@ -26,7 +26,7 @@ from cardid_runner.process.errors import BadCommand
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.session import CaseRunners
-from cardid_runner.starting import usage_error
+from cardid_runner.starting import LimitReached, usage_error
 
 #: The bundled reference, with -P: `-m` would otherwise look in the working folder first, where
 #: an implementation (or a stray json.py) could put a module of the same name.
@@ -212,8 +212,15 @@ class _Cases:
             with self._lock:
                 self._record(NotRun(case_id=case.id, reason=self.startup.failure.not_run_reason))
             return
+        limited = False
         try:
             outcome, answer = self._runners.mine().run(case)
+        except LimitReached as exc:
+            # No descriptor or process for this case's process, however long the others took
+            # to end: the case errs, saying which limit and the fix, and the run goes on.
+            reason = f"the implementation could not be started for this case: {exc.message}; {exc.hint}"
+            outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
+            limited = True
         except UsageError as exc:
             with self._lock:
                 if not self.finished:
@@ -227,7 +234,8 @@ class _Cases:
                 raise _Interrupted  # the answer may be an artefact of the interruption
             self.answers[case.id] = answer
             self._record(outcome)
-            complete = self.startup.seen(answer)
+            # the system's limit is not the implementation's failure at start-up
+            complete = not limited and self.startup.seen(answer)
         if complete:
             self.startup.judge()
 

@@ -328,7 +328,7 @@ def _conclude(config: pytest.Config) -> Result | None:
     outcomes = execute.erring(order, recorded, errs, levels)
     hello = Hello(name=hellos[0][0], version=hellos[0][1], roles=hellos[0][2]) if hellos else None
     # Each case as its item judged it (the corpus was loaded again just now).
-    judged = {entry["case"]: entry["case_sha256"] for entry in entries.values() if "case_sha256" in entry}
+    judged = {case_id: entry["case_sha256"] for case_id, (_, entry) in entries.items()}
     return conclude(
         run,
         outcomes,
@@ -403,13 +403,13 @@ class CaseItem(pytest.Item):
         reason = None if source is None else not_applicable(self.case, source)
         if reason is not None:  # never sent, as in `cardid run --source`
             if _makes_result(self.config):
-                self.result_entry = _entry(NotApplicable(case_id=self.case.id, reason=reason))
+                self.result_entry = _entry(NotApplicable(case_id=self.case.id, reason=reason), self.case.digest())
             pytest.skip(f"not applicable: {reason}")
         case_runner = _case_runner(self.config)
         outcome = case_runner.outcome(self.case)
         if _makes_result(self.config):
-            self.result_entry = _entry(outcome, case_runner.mode.name, self.config.stash.get(_HELLO, None),
-                                       self.config.stash.get(_FALLBACK, None))
+            self.result_entry = _entry(outcome, self.case.digest(), case_runner.mode.name,
+                                       self.config.stash.get(_HELLO, None), self.config.stash.get(_FALLBACK, None))
         known = self.config.stash.get(_KNOWN, None)
         listed = known.active(self.case.id, datetime.date.today()) if known else None
         if listed is not None and isinstance(outcome, Failed | Errored):
@@ -457,14 +457,15 @@ _spec = functools.cache(load_spec)
 
 
 def _entry(
-    outcome: Outcome, mode: str | None = None, hello: Hello | None = None,
+    outcome: Outcome, digest: str, mode: str | None = None, hello: Hello | None = None,
     fallback: str | None = None,
 ) -> dict[str, Any]:
     """A case's outcome, every field of it, as plain data: xdist sends nothing else between its
     processes, and no string a lone surrogate (which an implementation's text may hold) makes
     unencodable, so the outcome goes as ASCII JSON text. `mode` is that of the process that ran
-    it (None: no process did), `fallback` why that process ran a process per case."""
-    entry: dict[str, Any] = {"outcome": json.dumps(to_data(outcome), ensure_ascii=True)}
+    it (None: no process did), `fallback` why that process ran a process per case; `digest` is
+    the case's (Case.digest) as this item judged it."""
+    entry: dict[str, Any] = {"outcome": json.dumps(to_data(outcome), ensure_ascii=True), "case_sha256": digest}
     if mode is not None:
         entry["mode"] = mode
     if fallback is not None:

@@ -25,6 +25,7 @@ from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Spec
 from cardid_runner.adapter import Adapter, Hello, Launcher, Request, probe
 from cardid_runner.process.stop import STOP
+from cardid_runner.starting import LimitReached
 
 if TYPE_CHECKING:  # runner/execute.py imports this module
     from cardid_runner.execute import Options
@@ -52,7 +53,10 @@ def probe_mode(launcher: Launcher, *, isolate: bool) -> tuple[Mode, Adapter | No
     the run was stopped meanwhile: an interrupted handshake is no reason to change modes."""
     if isolate or STOP.is_set():
         return Mode(isolate=isolate), None
-    started = probe(launcher)
+    try:
+        started: tuple[Adapter, Hello] | str = probe(launcher)
+    except LimitReached as exc:  # each case then errs, saying so, and the reports are written
+        started = exc.message
     if isinstance(started, str):
         if STOP.is_set():
             return Mode(isolate=False), None

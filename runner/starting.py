@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
 import shlex
 import shutil
 import stat
@@ -23,6 +24,7 @@ from cardid_conformance.errors import UsageError
 from cardid_runner.process.command import first_line
 from cardid_runner.process.errors import (
     CannotStart,
+    NoResources,
     NoScratchFolder,
     ProcessError,
     WindowsLineEnding,
@@ -38,6 +40,8 @@ INTERPRETERS = {
 def usage_error(exc: ProcessError) -> UsageError:
     """The usage error a command reports for an error of the process package."""
     match exc:
+        case NoResources():
+            return limit_reached(exc)
         case NoScratchFolder():
             return UsageError(exc.message, hint="check TMPDIR")
         case WindowsLineEnding(argv=argv, line=line):
@@ -46,6 +50,56 @@ def usage_error(exc: ProcessError) -> UsageError:
             return cannot_start(argv, cause)
         case _:  # BadCommand: its message says what is wrong with the command as given
             return UsageError(exc.message)
+
+
+class LimitReached(UsageError):
+    """A process could not be started for want of what the system gives (a file descriptor, a
+    process, memory), not for anything wrong with the command: during a run, the case it was for
+    errs and the run goes on."""
+
+
+def limit_reached(exc: NoResources) -> LimitReached:
+    """The words for a start the system refused a descriptor, a process or memory: which limit,
+    and the fix (a larger limit, fewer cases at once)."""
+    fewer = "run fewer cases at once (a smaller -j)"
+    match exc.errno:
+        case errno.EMFILE:
+            limit = _soft_limit(resource.RLIMIT_NOFILE)
+            return LimitReached(
+                f"no file descriptor left to start the implementation (too many open files: the "
+                f"limit of this process, `ulimit -n`, is {limit})",
+                hint=f"raise it (`ulimit -n {max(1024, 4 * (limit or 256))}`) or {fewer}: each "
+                "implementation process running takes 4 descriptors while it runs, 8 while it starts",
+            )
+        case errno.ENFILE:
+            return LimitReached(
+                "no file descriptor left to start the implementation: the system's table of open "
+                "files is full (ENFILE)",
+                hint=f"{fewer}, or end programs that hold many files (the system's limit: "
+                "/proc/sys/fs/file-max)",
+            )
+        case errno.EAGAIN:
+            limit = _soft_limit(resource.RLIMIT_NPROC)
+            return LimitReached(
+                f"no process could be started for the implementation (fork: resource temporarily "
+                f"unavailable: the limit of processes, `ulimit -u`, is {limit}, or the system's)",
+                hint=f"raise it (`ulimit -u`) or {fewer}; processes an implementation leaves "
+                "running count too",
+            )
+        case _:
+            return LimitReached(
+                f"not enough memory to start the implementation ({escape.show(str(exc.cause))})",
+                hint=fewer,
+            )
+
+
+def _soft_limit(which: int) -> int | None:
+    """This process's soft limit, or None when unlimited or unknown."""
+    try:
+        soft = resource.getrlimit(which)[0]
+    except (OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft
 
 
 def _windows_line_ending(argv: Sequence[str], line: bytes) -> UsageError:

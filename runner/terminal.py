@@ -249,7 +249,7 @@ def changed_lines(changes: Sequence[CaseChange]) -> list[str]:
     if len(changes) > CHANGES_SHOWN:
         lines.append(f"      ... and {len(changes) - CHANGES_SHOWN} more (the JSON report has every one)")
     lines.append("      run again to judge the cases as they are now")
-    return [escape.visible(line) for line in lines]
+    return [escape.show(line) for line in lines]
 
 
 #: How many changed case files the console names.

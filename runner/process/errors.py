@@ -8,7 +8,8 @@ character of the command made visible, are the runner's (runner/starting.py `usa
     ├── BadCommand           the command text does not split into a program and arguments
     └── CannotStart          the program could not be started
         ├── WindowsLineEnding    its #! line ends with CR LF (refused before starting)
-        └── NoScratchFolder      no temporary folder could be made for it
+        ├── NoScratchFolder      no temporary folder could be made for it
+        └── NoResources          the system lacked a descriptor, a process or memory for it
 """
 
 from __future__ import annotations
@@ -58,3 +59,13 @@ class NoScratchFolder(CannotStart):
             argv, cause,
             f"cannot create a temporary folder for the implementation: {cause.strerror or cause}",
         )
+
+
+class NoResources(CannotStart):
+    """The system refused what a start needs, not the command: a file descriptor (`cause.errno`
+    EMFILE, this process's limit; ENFILE, the system's), a process (EAGAIN) or memory (ENOMEM).
+    Other processes of the run may free it as they end."""
+
+    def __init__(self, argv: Sequence[str], cause: OSError) -> None:
+        super().__init__(argv, cause, f"cannot start {argv[0]!r}: {cause.strerror or cause}")
+        self.errno = cause.errno

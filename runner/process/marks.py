@@ -99,8 +99,12 @@ def remove_scratch(scratch: str, mark: str) -> None:
     """Remove the process's folder, and any it moved away under another name (found by the
     mark in that name)."""
     remove_tree(scratch)
-    for moved in Path(scratch).parent.glob(f"{DIR_PREFIX}{mark}-*"):
-        remove_tree(str(moved))
+    try:
+        moved = list(Path(scratch).parent.glob(f"{DIR_PREFIX}{mark}-*"))
+    except OSError:  # no descriptor left to look: the watchdog removes them at the end
+        return
+    for folder in moved:
+        remove_tree(str(folder))
 
 
 def _clean_stale_folders() -> None:
@@ -285,13 +289,19 @@ def remove_tree(path: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(path)  # never follow it
         return
+    with contextlib.suppress(OSError):
+        os.rmdir(path)  # empty (a process that could not start): no descriptor needed
+        return
 
     def retry(function: Any, name: str, _: Any) -> None:
         with contextlib.suppress(OSError):
             os.chmod(os.path.dirname(name), 0o700)
             if not os.path.islink(name) and os.path.isdir(name):
                 os.chmod(name, 0o700)
-            function(name)
+            if function in (os.rmdir, os.unlink, os.remove):
+                function(name)
+            elif not os.path.islink(name) and os.path.isdir(name):  # it could not be opened
+                shutil.rmtree(name, ignore_errors=True)  # or listed: again, now it may be
 
     with contextlib.suppress(OSError):
         shutil.rmtree(path, onerror=retry)

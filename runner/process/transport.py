@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 from cardid_runner.process import marks
 from cardid_runner.process.command import check_interpreter_line, child_environment
-from cardid_runner.process.errors import CannotStart, NoScratchFolder
+from cardid_runner.process.errors import CannotStart, NoResources, NoScratchFolder
 from cardid_runner.process.reads import (
     MAX_OUTPUT,
     STDERR_TAIL,
@@ -44,6 +44,49 @@ from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
 
 _CHUNK = 65536
+#: What a start can lack that other processes free as they end (errors.NoResources).
+_SCARCE = (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM)
+
+
+class _Census:
+    """How many Processes of this runner are running or being started, and a wait for the
+    next one to end (or to fail to start, giving back what it had taken)."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._live = 0
+        self._ended = 0
+
+    def started(self) -> None:
+        with self._changed:
+            self._live += 1
+
+    def ended(self) -> None:
+        with self._changed:
+            self._live -= 1
+            self._ended += 1
+            self._changed.notify_all()
+
+    def wait_for_an_end(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        with self._changed:
+            seen = self._ended
+            while self._ended == seen:
+                remaining = deadline - time.monotonic()
+                if self._live == 0 or remaining <= 0 or STOP.is_set():
+                    return False
+                self._changed.wait(min(remaining, 0.05))
+            return True
+
+
+_CENSUS = _Census()
+
+
+def wait_for_an_end(timeout: float) -> bool:
+    """Wait (at most `timeout` seconds) until another Process of this runner has ended and
+    given back its descriptors and its process: whether one did. False at once when none runs
+    (nothing would free anything), or when the run is stopped."""
+    return _CENSUS.wait_for_an_end(timeout)
 
 
 class Process:
@@ -67,6 +110,7 @@ class Process:
         except CannotStart:
             marks.remove_tree(self._scratch)
             raise
+        _CENSUS.started()  # counted from now: a start under way holds descriptors too
         try:
             self.popen = subprocess.Popen(  # an argv list: never through a shell
                 list(argv),
@@ -78,7 +122,10 @@ class Process:
                 bufsize=0,
             )
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
+            _CENSUS.ended()
             marks.remove_tree(self._scratch)
+            if isinstance(exc, OSError) and exc.errno in _SCARCE:
+                raise NoResources(argv, exc) from None  # EMFILE: `ulimit -n`; EAGAIN: `ulimit -u`
             raise CannotStart(argv, exc) from None
         self.started = time.monotonic()
         self.pid = self.popen.pid
@@ -409,4 +456,5 @@ class Process:
                 os.close(self._pidfd)
             self._pidfd = None
         marks.remove_scratch(self._scratch, self.mark)
+        _CENSUS.ended()  # its descriptors and its process are free again
 

@@ -80,7 +80,10 @@ def _remove(path: str) -> None:
             os.chmod(os.path.dirname(name), 0o700)
             if not os.path.islink(name) and os.path.isdir(name):
                 os.chmod(name, 0o700)
-            function(name)
+            if function in (os.rmdir, os.unlink, os.remove):
+                function(name)
+            elif not os.path.islink(name) and os.path.isdir(name):  # it could not be opened
+                shutil.rmtree(name, ignore_errors=True)
         except OSError:
             pass
 
