@@ -81,16 +81,6 @@ def show(text: str, *, lines: bool = False) -> str:
     return (_SHOW_LINES if lines else _SHOW_LINE).sub(_escape, text)
 
 
-#: The former names of `show`, kept for conformance/junit.py until it calls `show` (another
-#: change is rewriting the renderers); nothing else uses them.
-visible = show
-
-
-def multiline(text: str) -> str:
-    """`show(text, lines=True)`, under its former name (see `visible`)."""
-    return show(text, lines=True)
-
-
 def markdown_cell(text: str) -> str:
     """Inline Markdown (a table cell, a heading): `show`n, and no character Markdown or HTML
     would act on (`|` ending the cell, `<` opening a tag, `[` a link, `` ` `` a code span)."""

@@ -51,10 +51,10 @@ def to_junit(
             suite,
             "testcase",
             classname=f"cardid.{case.role}" if case else "cardid.case-bug",
-            name=escape.visible(outcome.case_id),
+            name=escape.show(outcome.case_id),
             time=f"{getattr(outcome, 'seconds', 0.0):.3f}",
         )
-        text = escape.multiline("\n".join(failure_lines(outcome, rerun.get(outcome.case_id))))
+        text = escape.show("\n".join(failure_lines(outcome, rerun.get(outcome.case_id))), lines=True)
         match outcome:
             case Passed():
                 pass
@@ -63,25 +63,25 @@ def to_junit(
                 # says so where JUnit readers show it (its properties and its output).
                 properties = ET.SubElement(element, "properties")
                 ET.SubElement(properties, "property", name="cardid.level", value=outcome.level.name)
-                ET.SubElement(properties, "property", name="cardid.warning", value=escape.visible(_what(outcome)))
+                ET.SubElement(properties, "property", name="cardid.warning", value=escape.show(_what(outcome)))
                 ET.SubElement(element, "system-out").text = text
             case Failed(differences=differences):
                 first = differences[0]
-                message = escape.visible(f"[{first.rule}] {first.message}")
+                message = escape.show(f"[{first.rule}] {first.message}")
                 failure = ET.SubElement(element, "failure", message=message, type=outcome.level.name)
                 failure.text = text
             case Errored(reason=reason):
-                ET.SubElement(element, "error", message=escape.visible(reason), type="errored").text = text
+                ET.SubElement(element, "error", message=escape.show(reason), type="errored").text = text
             case CaseBug(reason=reason):
-                ET.SubElement(element, "error", message=escape.visible(reason), type="case-bug").text = text
+                ET.SubElement(element, "error", message=escape.show(reason), type="case-bug").text = text
             case Skipped(reason=reason):
-                ET.SubElement(element, "skipped", message=escape.visible(reason))
+                ET.SubElement(element, "skipped", message=escape.show(reason))
             case NotApplicable(reason=reason):
-                ET.SubElement(element, "skipped", message=escape.visible(f"not applicable: {reason}"))
+                ET.SubElement(element, "skipped", message=escape.show(f"not applicable: {reason}"))
             case NotRun(reason=reason):
-                ET.SubElement(element, "skipped", message=escape.visible(f"not run: {reason}"))
+                ET.SubElement(element, "skipped", message=escape.show(f"not run: {reason}"))
             case ExpectedFailure(reason=reason):
-                ET.SubElement(element, "skipped", message=escape.visible(f"known failure: {reason}")).text = text
+                ET.SubElement(element, "skipped", message=escape.show(f"known failure: {reason}")).text = text
     return bytes(ET.tostring(suite, encoding="utf-8", xml_declaration=True))
 
 

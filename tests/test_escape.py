@@ -55,14 +55,9 @@ def test_the_process_packages_store_bytes_is_store_of_the_decoded_text(data: byt
     assert store_bytes(data) == escape.store(data.decode("utf-8", errors="replace"), lines=True)
 
 
-def test_the_former_names_are_show() -> None:
-    assert escape.visible("a\nb\u202e") == escape.show("a\nb\u202e")
-    assert escape.multiline("a\nb\u202e") == escape.show("a\nb\u202e", lines=True)
-
-
 def test_every_caller_stores_or_shows() -> None:
-    """No module of the project calls the former names but conformance/junit.py, which keeps
-    them until it is rewritten (docs/architecture.md, "What still repeats")."""
+    """No module of the project calls the former names of `show` (`visible`, `multiline`,
+    `printable`): every caller stores or shows."""
     callers = set()
     for folder in ("conformance", "runner", "reference", "bench", "examples"):
         for path in (ROOT / folder).rglob("*.py"):
@@ -72,4 +67,4 @@ def test_every_caller_stores_or_shows() -> None:
                     and isinstance(node.value, ast.Name) and node.value.id in ("escape", "protocol", "reads")
                 ):
                     callers.add(str(path.relative_to(ROOT)))
-    assert callers <= {"conformance/junit.py"}
+    assert not callers, callers
