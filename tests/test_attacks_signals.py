@@ -5,6 +5,7 @@ process faults."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -89,22 +90,34 @@ def test_a_process_that_keeps_moving_does_not_outlive_the_run(
     exit (it outlived one --isolate run in three, still alive 3 s after). On Linux each one is
     the runner's child once its parent exits (a child subreaper): nothing carrying the mark
     runs once the run is over, two cases at a time, and none is left even as a zombie."""
-    marks_file = tmp_path / "marks"
+    marks_file, pid_file = tmp_path / "marks", tmp_path / "pids"
     monkeypatch.setenv("FAKE_MARK_FILE", str(marks_file))
-    code = main(["run", "-q", "--impl", f"{sys.executable} {FORKER} 0.1", "--case", CASES[0], "--case", TARGET,
-                 "--isolate", "-j", "2"], timing=SHORT_READ)
-    assert code == Exit.OK
-    run_marks = set(marks_file.read_text(encoding="utf-8").split())
-    assert len(run_marks) == 2, "the walkers never ran"
-    time.sleep(0.25)  # a survivor would have forked on twice by now
-    survivors = [pid for mark in run_marks for pid in marks.marked_processes(mark)]
-    for mark in run_marks:
-        marks.kill_marked(mark)  # never leave one behind, whatever the claim
-    assert not survivors, f"processes outlived the run: {survivors}"
-    if REAPER.active:
-        ours = os.getsid(0)
-        zombies = [pid for pid in REAPER.children() if (state := stat(pid)) and state.zombie and state.session != ours]
-        assert not zombies, f"orphans left unreaped: {zombies}"
+    monkeypatch.setenv("FAKE_PID_FILE", str(pid_file))
+    try:
+        code = main(["run", "-q", "--impl", f"{sys.executable} {FORKER} 0.1", "--case", CASES[0], "--case", TARGET,
+                     "--isolate", "-j", "2"], timing=SHORT_READ)
+        assert code == Exit.OK
+        run_marks = set(marks_file.read_text(encoding="utf-8").split())
+        assert len(run_marks) == 2, "the walkers never ran"
+        time.sleep(0.25)  # a survivor would have forked on twice by now
+        survivors = [pid for mark in run_marks for pid in marks.marked_processes(mark)]
+        assert not survivors, f"processes outlived the run: {survivors}"
+        if REAPER.active:  # the walkers' own PIDs: other tests' orphans are this process's too
+            walkers = {int(line.split()[1]) for line in pid_file.read_text(encoding="utf-8").splitlines()}
+            zombies = [pid for pid in walkers if (state := stat(pid)) is not None and state.zombie]
+            assert not zombies, f"walkers left unreaped: {zombies}"
+    finally:
+        _end_sessions(pid_file)
+
+
+def _end_sessions(pid_file: Path) -> None:
+    """End every session a walker of `pid_file` moved in, whatever the claim: a fork stays in
+    its session's process group, so one signal to the group reaches every walker of it."""
+    if not pid_file.exists():
+        return
+    for session in {int(line.split()[0]) for line in pid_file.read_text(encoding="utf-8").splitlines()}:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(session, signal.SIGKILL)
 
 
 #: Starts a grandchild in a session of its own that sleeps, prints its PID, and exits 7.

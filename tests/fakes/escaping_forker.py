@@ -6,7 +6,8 @@ The walker leaves the process group (`setsid`), then forks and lets the parent e
 again, every PERIOD seconds (0: as fast as it can): its PID keeps changing, and with it the
 place a scan of /proc finds it, while it keeps the run's mark (CARDID_RUN) in its environment.
 It writes that mark, one line, to the file FAKE_MARK_FILE names, so that a test can look for
-anything still carrying it once the run is over. The request is answered only once the walker
+anything still carrying it once the run is over, and each PID it moves to, after its session,
+to the file FAKE_PID_FILE names, if any. The request is answered only once the walker
 has left the group and forked once: ending the process group then never ends the walker too.
 Run as a script, from any directory.
 """
@@ -30,10 +31,20 @@ def walk(period: float, ready: int) -> None:
     os.write(ready, b"!")
     os.close(ready)
     while True:
+        _note_pid()
         if period:
             time.sleep(period)
         if os.fork():
             os._exit(0)
+
+
+def _note_pid() -> None:
+    """Where FAKE_PID_FILE names a file, add this walker's session and PID to it: a test can
+    then look for exactly these among zombies, and end the walker's whole session (which a fork
+    cannot leave) whatever the run did."""
+    if path := os.environ.get("FAKE_PID_FILE"):
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(f"{os.getsid(0)} {os.getpid()}\n")
 
 
 def main() -> int:
