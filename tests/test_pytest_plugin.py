@@ -298,6 +298,7 @@ def test_each_outcome_reaches_the_xdist_controller_unchanged(name: str) -> None:
     """Every kind of outcome, hostile text and lone surrogates in it, as an item sends it to the
     controller (execnet carries the entry between pytest-xdist's processes) comes back equal."""
     for outcome in SCENARIOS[name]().outcomes:
-        sent = execnet.loads(execnet.dumps(pytest_plugin._entry(outcome, "persistent")))
+        sent = execnet.loads(execnet.dumps(pytest_plugin._entry(outcome, "ab" * 32, "persistent")))
         assert from_data(json.loads(sent["outcome"])) == outcome
         assert sent["mode"] == "persistent"
+        assert sent["case_sha256"] == "ab" * 32
