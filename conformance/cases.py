@@ -6,15 +6,22 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from cardid_conformance import cardsection, schemas, yamlfile
 from cardid_conformance.cardtable import CardEntry
 from cardid_conformance.errors import CaseError
 from cardid_conformance.spec import Level, Spec
 
-Role = Literal["writer", "reader"]
+
+class Role(StrEnum):
+    """The role a case tests, as case files, requests and reports spell it (a StrEnum: each
+    member equals its word)."""
+
+    WRITER = "writer"
+    READER = "reader"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,6 +64,10 @@ class Case:
     request: Mapping[str, Any] = field(repr=False)
     expectation: Expectation = field(repr=False)
 
+    def __post_init__(self) -> None:
+        # A role given as its word ("writer") is the member: the role is matched as a member.
+        object.__setattr__(self, "role", Role(self.role))
+
     def request_bytes(self) -> bytes:
         """The request as sent to an implementation: UTF-8 JSON, never holding the expectation."""
         return json.dumps(self.request, ensure_ascii=False, separators=(",", ":")).encode()
@@ -98,23 +109,23 @@ def case_from_data(path: Path, data: Any, spec: Spec) -> Case:
     _check_finished(path, data)
     _check_schema(path, "case", data, prefix=())
     input_ = data["input"]
-    role: Role = data["role"]
-    if role == "writer":
+    role = Role(data["role"])
+    if role is Role.WRITER:
         observations = [
             {k: v for k, v in obs.items() if k not in ("expect", "rule")}
             for obs in input_["observations"]
         ]
-        request = {"role": role, **input_, "observations": observations}
+        request = {"role": role.value, **input_, "observations": observations}
     else:
-        request = {"role": role, **input_}
+        request = {"role": role.value, **input_}
     _check_schema(path, f"{role}-input", request, prefix=("input",), strip_role=True)
     _check_rules(path, data, spec)
-    if role == "writer":
+    if role is Role.WRITER:
         _check_card_section(path, input_["cards"])
     expectation: Expectation
     if data["expect"].get("reject"):
         expectation = _rejection(path, data)
-    elif role == "writer":
+    elif role is Role.WRITER:
         expectation = _writer_expectation(path, data)
     else:
         expectation = _reader_expectation(data)

@@ -10,7 +10,7 @@ from typing import Any
 
 from cardid_conformance import escape
 from cardid_conformance.cardtable import CardEntry, normalize_name, normalize_printing
-from cardid_conformance.cases import Case, ReaderExpectation, WriterExpectation
+from cardid_conformance.cases import Case, ReaderExpectation, Role, WriterExpectation
 from cardid_conformance.spec import family_of
 
 #: Rule families about instance identity: a case's hint from these may name an ID divergence.
@@ -380,9 +380,9 @@ def _name_rule(case: Case, expected: CardEntry) -> str:
     decides a copy's name (its card's, else its original's as known then); else the case's
     first NAME rule; else TXT-1 for a reader, NAME-1 for a writer. (The table shows no history:
     a name missing at the end may never have been bound, or have been lost, NAME-5.)"""
-    if case.role == "writer" and expected.kind == "copy" and "TOK-5" in case.rules:
+    if case.role is Role.WRITER and expected.kind == "copy" and "TOK-5" in case.rules:
         return "TOK-5"
-    return _case_rule(case, ("NAME",)) or ("TXT-1" if case.role == "reader" else "NAME-1")
+    return _case_rule(case, ("NAME",)) or ("TXT-1" if case.role is Role.READER else "NAME-1")
 
 
 def _text(value: str | None, absent: str) -> str:
@@ -409,7 +409,7 @@ def _compare_entry(
     out = []
     want_name, got_name = normalize_name(expected.name), normalize_name(actual.name)
     if want_name != got_name:
-        if want_name is None and case.role == "writer":
+        if want_name is None and case.role is Role.WRITER:
             # No name was ever bound (VIS-1): not a bound name changed (NAME-5), and no "None".
             rule, cause = "VIS-1", "name recorded that was never shown"
             what = (f"name {_text(got_name, '')} recorded, but {_never_named(case, expected)}, "
@@ -418,13 +418,13 @@ def _compare_entry(
             rule, cause = _name_rule(case, expected), "name differs" if got_name else "name missing"
             what = f"name {_text(got_name, 'none')}, expected {_text(want_name, 'none')}"
         out.append(Difference(rule=rule, message=f"{where}: {what}", cause=cause))
-    elif case.role == "writer" and actual.name != got_name:  # the right name, not in NFC
+    elif case.role is Role.WRITER and actual.name != got_name:  # the right name, not in NFC
         # Escaped: the two forms look the same when printed.
         what = f"name {actual.name!a} is not in Unicode NFC ({got_name!a}), as names are recorded"
         out.append(Difference(rule="NAME-6", message=f"{where}: {what}", cause="name not in NFC"))
     want_print, got_print = normalize_printing(expected.printing), normalize_printing(actual.printing)
     if want_print != got_print:
-        if case.role == "reader":
+        if case.role is Role.READER:
             rule = "TXT-1"
         elif want_print is None:
             rule = "PRINT-3"
@@ -441,7 +441,7 @@ def _compare_entry(
                 cause=cause,
             )
         )
-    if case.role == "reader":
+    if case.role is Role.READER:
         if expected.source_ids != actual.source_ids:
             unregistered = "TXT-3" in case.rules and _lost_unregistered(expected, actual)
             out.append(
@@ -466,14 +466,14 @@ def _compare_entry(
     if expected.owner != actual.owner:
         out.append(
             Difference(
-                rule="TXT-1" if case.role == "reader" else "OWN-1",
+                rule="TXT-1" if case.role is Role.READER else "OWN-1",
                 message=f"{where}: owner {_text(actual.owner, '')}, expected "
                 f"{_text(expected.owner, '')}",
                 cause="owner differs",
             )
         )
     if expected.kind != actual.kind:
-        rule = "TXT-1" if case.role == "reader" else _kind_rule(case, expected)
+        rule = "TXT-1" if case.role is Role.READER else _kind_rule(case, expected)
         out.append(
             Difference(rule=rule, message=f"{where}: kind {actual.kind!r}, expected {expected.kind!r}",
                        cause=f"a {expected.kind} recorded as a {actual.kind}")

@@ -6,7 +6,7 @@ import dataclasses
 
 from cardid_conformance import escape, schemas
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
-from cardid_conformance.cases import Case, Rejection
+from cardid_conformance.cases import Case, Rejection, Role
 from cardid_conformance.compare import (
     Difference,
     answered_inconsistent,
@@ -27,7 +27,7 @@ def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
         case Rejected(message=message, seconds=seconds):
             if isinstance(case.expectation, Rejection):
                 return Passed(case_id=case.id, seconds=seconds)
-            rule = "TXT-1" if case.role == "reader" else case.rules[0]
+            rule = "TXT-1" if case.role is Role.READER else case.rules[0]
             why = f": {message}" if message else ""
             return _failed(
                 case,
@@ -42,7 +42,7 @@ def judge(case: Case, answer: Answer, spec: Spec) -> Outcome:
 
 def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
     if isinstance(case.expectation, Rejection):
-        if case.role == "reader":
+        if case.role is Role.READER:
             text = str(case.request.get("text", ""))
             shown = escape.show(text if len(text) <= TEXT_SHOWN else text[:TEXT_SHOWN] + "...")
             difference = Difference(
@@ -63,7 +63,7 @@ def _judge_result(case: Case, answer: Answered, spec: Spec) -> Outcome:
             stderr=answer.stderr,
             seconds=answer.seconds,
         )
-    if case.role == "writer":
+    if case.role is Role.WRITER:
         differences = compare_writer(case, answer.result)
     else:
         differences = compare_reader(case, answer.result)

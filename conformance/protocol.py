@@ -16,6 +16,7 @@ from typing import Any
 
 from cardid_conformance import escape, schemas, strictjson
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance.cases import Role
 
 #: How much of an implementation's text a message quotes.
 QUOTE = 120
@@ -61,7 +62,7 @@ class Hello:
 
     name: str
     version: str
-    roles: tuple[str, ...]
+    roles: tuple[Role, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +200,7 @@ def parse_hello(line: bytes) -> Hello | Refused | Problem:
     return Hello(
         name=escape.store(message["implementation"]["name"]),
         version=escape.store(message["implementation"]["version"]),
-        roles=tuple(message["roles"]),
+        roles=tuple(Role(role) for role in message["roles"]),
     )
 
 
@@ -273,7 +274,7 @@ REJECTED_WITH_0 = (
 
 
 def per_case_answer(
-    code: int, output: bytes, stderr: str, seconds: float, role: str | None = None
+    code: int, output: bytes, stderr: str, seconds: float, role: Role | None = None
 ) -> Answer:
     """A per-case process's answer from its exit status and standard output (C-1, C-2); `role`,
     the request's, tells a result written with the wrong status."""
@@ -290,7 +291,7 @@ def per_case_answer(
     return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
 
 
-def _rejection(output: bytes, stderr: str, seconds: float, role: str | None) -> Rejected | Crashed:
+def _rejection(output: bytes, stderr: str, seconds: float, role: Role | None) -> Rejected | Crashed:
     """Exit status 1: a rejection only with the rejection object on standard output (C-2).
 
     Exit status 1 is also what Python and Node.js give an uncaught exception, so the status alone
@@ -299,7 +300,7 @@ def _rejection(output: bytes, stderr: str, seconds: float, role: str | None) -> 
     message = decode(output, scalars=False)
     if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
         return Rejected(message=escape.store(message["rejected"])[:500], stderr=stderr, seconds=seconds)
-    roles = (role,) if role in ("writer", "reader") else ("writer", "reader")
+    roles = tuple(Role) if role is None else (role,)
     if isinstance(message, dict) and any(schemas.is_valid(f"{r}-output", message) for r in roles):
         reason = (
             "exit status 1 with a result on standard output: exit status 1 means a rejection "

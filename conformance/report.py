@@ -6,10 +6,11 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from cardid_conformance import escape
-from cardid_conformance.cases import Case, CaseChange
+from cardid_conformance.cases import Case, CaseChange, Role
 from cardid_conformance.compare import Difference
 from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.outcome import (
@@ -28,7 +29,7 @@ from cardid_conformance.outcome import (
 from cardid_conformance.spec import Level, Spec
 
 #: The roles a case can test, in the order reports name them.
-ROLES = ("writer", "reader")
+ROLES = tuple(Role)
 #: The source formats a run can be declared for (--source), as reports spell them.
 SOURCE_NAMES = {"arena": "Arena", "mtgo": "MTGO"}
 
@@ -59,9 +60,9 @@ class Verdict:
     #: none (every case skipped or errored) says nothing about conformance, and is not conforming.
     judged: int = 0
     #: Roles with a judged case: the roles the verdict speaks for.
-    roles: tuple[str, ...] = ()
+    roles: tuple[Role, ...] = ()
     #: Roles whose selected cases were all skipped (the implementation does not support them).
-    untested_roles: tuple[str, ...] = ()
+    untested_roles: tuple[Role, ...] = ()
     skipped: int = 0
     case_bugs: int = 0
     known_failure_problems: int = 0
@@ -140,7 +141,7 @@ class Verdict:
         return head + (f" ({'; '.join(notes)})" if notes else "")
 
 
-def _roles_phrase(roles: Sequence[str], source: str | None = None) -> str:
+def _roles_phrase(roles: Sequence[Role], source: str | None = None) -> str:
     """`a writer and a reader`; judged on one source's logs, `an Arena log reader and a
     card-table reader`."""
     if source is None:
@@ -148,9 +149,18 @@ def _roles_phrase(roles: Sequence[str], source: str | None = None) -> str:
     else:
         shown = SOURCE_NAMES.get(source, source)
         article = "an" if shown[0] in "AEIOUM" else "a"  # an Arena, an MTGO
-        names = [f"{article} {shown} log reader" if role == "writer" else "a card-table reader"
+        names = [f"{article} {shown} log reader" if role is Role.WRITER else "a card-table reader"
                  for role in roles]
     return " and ".join(names) if names else "no role"
+
+
+class Mode(StrEnum):
+    """How the implementation ran (adapter contract): one process per case, or one process
+    answering request after request; as reports spell it (a StrEnum: each member equals its
+    word)."""
+
+    PER_CASE = "per-case"
+    PERSISTENT = "persistent"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,7 +172,7 @@ class RunInfo:
     cases_dir: str
     name: str | None = None
     version: str | None = None
-    mode: str = "per-case"
+    mode: Mode = Mode.PER_CASE
     interrupted: bool = False
     rerun: Mapping[str, str] = field(default_factory=dict)
     known_failures_file: str | None = None
@@ -187,6 +197,10 @@ class RunInfo:
     generated: Campaign | None = None
     #: The selected cases whose file changed while the run went on (read again at its end).
     cases_changed: tuple[CaseChange, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A mode given as its word ("per-case") is the member, as a case's role is.
+        object.__setattr__(self, "mode", Mode(self.mode))
 
 
 def run_verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], info: RunInfo) -> Verdict:
@@ -230,9 +244,9 @@ def verdict(
     """Compute the verdict of a run's outcomes (`cases` gives each case's role); `generated`:
     the generated games played and the disagreements among them, each a MUST failure."""
     must = known_must = should = judged = skipped = bugs = not_applicable = not_run = 0
-    judged_roles: set[str] = set()
-    run_roles: set[str] = set()
-    unskipped_roles: set[str] = set()
+    judged_roles: set[Role] = set()
+    run_roles: set[Role] = set()
+    unskipped_roles: set[Role] = set()
     for outcome in outcomes:
         if isinstance(outcome, NotRun):  # shows nothing about its role either
             not_run += 1

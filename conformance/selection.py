@@ -6,7 +6,7 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from cardid_conformance.cases import Case
+from cardid_conformance.cases import Case, Role
 from cardid_conformance.errors import UsageError
 from cardid_conformance.spec import Spec, family_of
 
@@ -20,7 +20,7 @@ class Selection:
     cr: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     levels: tuple[str, ...] = ()
-    roles: tuple[str, ...] = ()
+    roles: tuple[Role, ...] = ()
 
     def matches(self, case: Case) -> bool:
         """Whether the case passes every filter."""
@@ -30,7 +30,7 @@ class Selection:
             and _any(self.cr, lambda number: any(_cr_matches(number, cited) for cited in case.cr))
             and _any(self.tags, lambda tag: tag in case.tags)
             and _any(self.levels, lambda level: level.upper() == case.level.name)
-            and _any(self.roles, lambda role: role == case.role)
+            and _any(self.roles, lambda role: role is case.role)
         )
 
     def check(self, spec: Spec) -> None:

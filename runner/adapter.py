@@ -20,6 +20,7 @@ from typing import Protocol
 
 from cardid_conformance import escape, protocol
 from cardid_conformance.answer import Answer, Crashed, Unsupported
+from cardid_conformance.cases import Role
 from cardid_conformance.protocol import Hello, Problem, Reply
 from cardid_runner.handshake import Handshake, why_not
 from cardid_runner.process.errors import NoResources, ProcessError
@@ -56,7 +57,7 @@ class Request:
     """One request: its tag (the case ID, to name it in late findings), role, JSON bytes, limit."""
 
     tag: str
-    role: str
+    role: Role
     payload: bytes
     timeout: float
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from cardid_conformance import escape, suite
-from cardid_conformance.cases import Corpus, case_files, load_corpus
+from cardid_conformance.cases import Corpus, Role, case_files, load_corpus
 from cardid_conformance.errors import CardidError, SuiteError, UsageError
 from cardid_conformance.known import load_known_failures
 from cardid_conformance.lint import lint
@@ -123,7 +123,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="a case tag, such as library or token (`cardid list` shows each case's)")
         sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"],
                          help="the case's level")
-        sub.add_argument("--role", action="append", default=[], choices=["writer", "reader"],
+        sub.add_argument("--role", action="append", default=[], choices=[role.value for role in Role],
                          help="the case's role")
 
     run = options.add_command(
@@ -305,7 +305,7 @@ def _selection(args: argparse.Namespace, spec: Spec) -> Selection:
         cr=tuple(args.cr_filter),
         tags=tuple(args.tag),
         levels=tuple(args.level),
-        roles=tuple(args.role),
+        roles=tuple(Role(role) for role in args.role),
     )
     selection.check(spec)
     return selection

@@ -23,7 +23,7 @@ from typing import Any
 
 from cardid_conformance import escape, protocol, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
-from cardid_conformance.cases import Case, Rejection, load_case
+from cardid_conformance.cases import Case, Rejection, Role, load_case
 from cardid_conformance.errors import CaseError, SuiteError, UsageError
 from cardid_conformance.protocol import Hello, NotJson, OverSeveralLines, Problem, Refused
 from cardid_conformance.spec import load_spec
@@ -44,13 +44,12 @@ from cardid_runner.process.reads import Ended, Line, TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
 
-ROLES = ("writer", "reader")
 #: The requests checked, from real cases: the plainest valid and must-reject one of each role.
 SAMPLES = {
-    ("writer", False): "keep-through-public-zones",
-    ("writer", True): "reject-control-change-of-card-not-on-battlefield",
-    ("reader", False): "reader-quoted-owner",
-    ("reader", True): "reader-rejects-missing-owner",
+    (Role.WRITER, False): "keep-through-public-zones",
+    (Role.WRITER, True): "reject-control-change-of-card-not-on-battlefield",
+    (Role.READER, False): "reader-quoted-owner",
+    (Role.READER, True): "reader-rejects-missing-owner",
 }
 #: The `seq` values sent, in this order: not 1, 2, 3, so that a counter of its own is seen.
 SEQS = (7, 3, 12, 5)
@@ -134,7 +133,7 @@ class Sample:
     case: Case
 
     @property
-    def role(self) -> str:
+    def role(self) -> Role:
         return self.case.role
 
     @property
@@ -151,7 +150,7 @@ def samples() -> list[Sample]:
     spec = load_spec()
     loaded = []
     for (role, _), case_id in SAMPLES.items():
-        path = suite.CASES_DIR / role / f"{case_id}.yaml"
+        path = suite.CASES_DIR / role.value / f"{case_id}.yaml"
         try:
             loaded.append(Sample(load_case(path, spec)))
         except CaseError as exc:
@@ -167,7 +166,7 @@ class Doctor:
         spawn: Spawn | None = None, timing: Timing = DEFAULT,
     ) -> None:
         self.argv = list(argv)
-        self.role = role
+        self.role = None if role is None else Role(role)
         limits = execute.Options.scaled(tuple(argv), multiplier=multiplier, timing=timing)
         self.timeout, self.start_timeout = limits.timeout, limits.start_timeout
         self.quiet = limits.timing.quiet
@@ -199,7 +198,7 @@ class Doctor:
         hello = yield from self._handshake(proc)
         if hello is None:
             return None
-        roles = [r for r in hello.roles if self.role in (None, r)]
+        roles = [r for r in hello.roles if self.role is None or r is self.role]
         answered: set[int] = set()
         for sample, seq in zip([s for s in self._samples if s.role in roles], SEQS, strict=False):
             if not (yield from self._persistent_request(proc, sample, seq, answered)):
@@ -328,7 +327,7 @@ class Doctor:
 
     # Per-case mode.
 
-    def _roles(self, hello: Hello | None) -> Generator[Finding, None, list[str]]:
+    def _roles(self, hello: Hello | None) -> Generator[Finding, None, list[Role]]:
         if self.role is not None:
             if hello is not None and self.role not in hello.roles:
                 yield problem(f"the handshake does not declare the {self.role} role (--role "
@@ -339,9 +338,9 @@ class Doctor:
             return list(hello.roles)
         yield note("per-case mode: no handshake declares its roles, so both are checked; with "
                    "`--role` (here and in cardid run) only that one is")
-        return list(ROLES)
+        return list(Role)
 
-    def _per_case(self, roles: list[str]) -> Iterator[Finding]:
+    def _per_case(self, roles: list[Role]) -> Iterator[Finding]:
         adapter = PerCase(self.argv, spawn=self._spawn)
         for sample in self._samples:
             if sample.role in roles:
@@ -419,7 +418,7 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     options.add_implementation(
         parser, required=True, impl_help="the implementation command, as for cardid run", isolate=None
     )
-    parser.add_argument("--role", choices=ROLES,
+    parser.add_argument("--role", choices=[role.value for role in Role],
                         help="check this role only (a per-case adapter cannot declare its roles)")
     parser.set_defaults(handler=main)
 

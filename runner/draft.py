@@ -22,7 +22,7 @@ from typing import Any
 
 from cardid_conformance import caseyaml, files, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
-from cardid_conformance.cases import Case, case_files, case_from_data
+from cardid_conformance.cases import Case, Role, case_files, case_from_data
 from cardid_conformance.errors import CardidError, CaseError, UsageError
 from cardid_conformance.lint import NEEDS_REVIEW
 from cardid_conformance.spec import Spec
@@ -117,11 +117,15 @@ class Metadata:
 
     id: str
     description: str
-    role: str
+    role: Role
     level: str
     rules: tuple[str, ...]
     cr: tuple[str, ...]
     tags: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        # A role given as its word ("writer") is the member, as in a Case.
+        object.__setattr__(self, "role", Role(self.role))
 
 
 def case_data(
@@ -157,14 +161,14 @@ def case_data(
     data: dict[str, Any] = {
         "id": meta.id,
         "description": meta.description,
-        "role": meta.role,
+        "role": meta.role.value,
         "level": meta.level,
         "rules": list(meta.rules),
         "cr": list(meta.cr),
         "tags": tags,
     }
     fields = {key: value for key, value in request.items() if key != "role"}
-    if meta.role == "reader":
+    if meta.role is Role.READER:
         data["input"] = fields
         data["expect"] = {"reject": True} if result is None else {"card_table": result["card_table"]}
         return data

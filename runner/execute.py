@@ -19,6 +19,7 @@ from cardid_conformance.answer import Answer, Crashed
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import Errored, NotRun, Outcome
+from cardid_conformance.report import Mode
 from cardid_conformance.spec import Level, Spec
 from cardid_runner.adapter import Exited, Hello, Launcher, ProcessLauncher
 from cardid_runner.process.command import split_command
@@ -94,7 +95,7 @@ class Execution:
     outcomes: tuple[Outcome, ...]
     answers: Mapping[str, Answer]
     hello: Hello | None
-    mode: str
+    mode: Mode
     fallback_reason: str | None = None
     #: True when the run was stopped (a signal, Ctrl-C): `outcomes` holds the finished cases only.
     interrupted: bool = False
@@ -159,7 +160,7 @@ def run_cases(
     progress: Callable[[Outcome], None] | None = None,
     *,
     launcher: Launcher | None = None,
-    on_start: Callable[[Hello | None, str], None] | None = None,
+    on_start: Callable[[Hello | None, Mode], None] | None = None,
 ) -> Execution:
     """Run every case and return the outcomes in the order of `cases`.
 

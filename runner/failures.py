@@ -104,7 +104,7 @@ def case_record(case: Case) -> dict[str, Any]:
         "id": case.id,
         "file": str(case.path),
         "description": case.description,
-        "role": case.role,
+        "role": case.role.value,
         "level": case.level.name,
         "rules": list(case.rules),
         "cr": list(case.cr),

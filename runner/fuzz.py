@@ -22,7 +22,7 @@ from typing import Any
 
 from cardid_conformance import schemas
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
-from cardid_conformance.cases import Case
+from cardid_conformance.cases import Case, Role
 from cardid_conformance.compare import compare_writer
 from cardid_conformance.errors import UsageError
 from cardid_conformance.generate import Generated, exercised, game_of
@@ -144,7 +144,7 @@ def case_data(game: Generated, reference: Answer, spec: Spec, rule: str) -> dict
         id=f"fuzz-{game.seed}",
         description=f"Generated game {game.seed} (conformance/generate/), which `cardid fuzz --seed {game.seed} "
         "--games 1` replays.",
-        role="writer", level=spec.rule(rule).level.name, rules=(rule,), cr=spec.rule(rule).cr,
+        role=Role.WRITER, level=spec.rule(rule).level.name, rules=(rule,), cr=spec.rule(rule).cr,
         tags=("generated",),
     )
     return draft.case_data(meta, game.request, reference)
@@ -286,12 +286,13 @@ NOT_GENERATED = {
 
 def mutants_found(chosen: list[int], spec: Spec) -> int:
     """Which game first finds each writer mutant (reference/mutants), asked in-process."""
-    from cardid_reference.mutants import MUTANTS, broken_role, entry_points
+    from cardid_reference.mutants import MUTANTS, entry_points
+    from cardid_runner.mutantmatrix import mutant_role
 
     played = [prepared(seed) for seed in chosen]  # each game's reference answer, once
     missed = []
     for name in sorted(MUTANTS):
-        if broken_role(name) != "writer":
+        if mutant_role(name) is not Role.WRITER:
             continue
         mutant_write = entry_points(name)[0]
         first = None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance import escape, suite
-from cardid_conformance.cases import Rejection, case_files, load_case, load_corpus
+from cardid_conformance.cases import Rejection, Role, case_files, load_case, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.sources import arena_import, mtgo_import
 from cardid_conformance.sources.common import Imported, Inexpressible, LogError
@@ -106,7 +106,7 @@ def _request(text: str, cases: Path) -> Mapping[str, Any]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             raise UsageError(f"cannot read {path} as a JSON request: {exc}") from None
-        if not isinstance(data, dict) or data.get("role") != "writer":
+        if not isinstance(data, dict) or data.get("role") != Role.WRITER:
             raise UsageError(f"{path} is not a writer request (role: writer)")
         return data
     if path.is_file():
@@ -116,7 +116,7 @@ def _request(text: str, cases: Path) -> Mapping[str, Any]:
         if not found:
             raise UsageError(f"no case {text!r} in {cases}", hint="`cardid list` shows the case IDs")
         case = found[0]
-    if case.role != "writer":
+    if case.role is not Role.WRITER:
         raise UsageError(f"{case.id} is a reader case: only writer cases have observations to render")
     if isinstance(case.expectation, Rejection):
         raise UsageError(f"{case.id} is a rejection case: a real log never shows an inconsistent game")

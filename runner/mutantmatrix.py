@@ -32,7 +32,7 @@ from typing import Any
 
 from cardid_conformance import files, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
-from cardid_conformance.cases import Case
+from cardid_conformance.cases import Case, Role
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Failed, Outcome, Passed
 from cardid_conformance.spec import Spec
@@ -96,6 +96,12 @@ def mutant_rules(name: str, endings: Mapping[str, str]) -> tuple[str, ...]:
     return rules_named(MUTANTS[name].__doc__ or "", endings)
 
 
+def mutant_role(name: str) -> Role:
+    """The role mutant `name` breaks (reference/mutants words it: the reference imports nothing
+    of the core)."""
+    return Role(broken_role(name))
+
+
 def catches(outcome: Outcome, rules: Iterable[str]) -> bool:
     """Whether an outcome catches a mutant breaking `rules`: Failed with a difference citing one
     of them, or Errored when one of them is a contract rule. Nothing else does."""
@@ -145,7 +151,7 @@ class MutantRow:
     """
 
     name: str
-    role: str
+    role: Role
     summary: str
     rules: tuple[str, ...]
     caught_by: tuple[str, ...]
@@ -175,8 +181,8 @@ class Matrix:
 
     def cases_for(self, name: str) -> tuple[Case, ...]:
         """The cases of the role mutant `name` breaks: the only ones that can catch it."""
-        role = broken_role(name)
-        return tuple(case for case in self.cases if case.role == role)
+        role = mutant_role(name)
+        return tuple(case for case in self.cases if case.role is role)
 
     def _request(self, case: Case) -> bytes:
         if case.id not in self._raw:
@@ -203,7 +209,7 @@ class Matrix:
 
     def outcome(self, name: str, case: Case) -> Outcome:
         """The outcome of mutant `name` on `case` (the reference's, for the other role's case)."""
-        if case.role != broken_role(name):
+        if case.role is not mutant_role(name):
             return self.reference(case)
         key = (name, case.id)
         if key not in self._outcomes:
@@ -214,7 +220,7 @@ class Matrix:
     def caught_by(self, name: str, case: Case) -> bool:
         """Whether `case` catches mutant `name` (see the module's docstring)."""
         return (
-            case.role == broken_role(name)
+            case.role is mutant_role(name)
             and self.sound(case)
             and catches(self.outcome(name, case), self.rules(name))
         )
@@ -246,7 +252,7 @@ class Matrix:
         }
         return MutantRow(
             name=name,
-            role=broken_role(name),
+            role=mutant_role(name),
             summary=(MUTANTS[name].__doc__ or "").strip().splitlines()[0],
             rules=rules,
             caught_by=tuple(

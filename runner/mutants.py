@@ -154,7 +154,7 @@ def as_json(rows: Sequence[MutantRow], cases: int) -> dict[str, Any]:
         "mutants": [
             {
                 "name": row.name,
-                "role": row.role,
+                "role": row.role.value,
                 "summary": row.summary,
                 "rules": list(row.rules),
                 "caught": row.caught,

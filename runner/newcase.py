@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance import escape, files, schemas, strictjson, suite
-from cardid_conformance.cases import PLACEHOLDER, case_files, load_corpus
+from cardid_conformance.cases import PLACEHOLDER, Role, case_files, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.sources.common import LogError
 from cardid_conformance.spec import Spec, load_spec
@@ -60,7 +60,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("id", metavar="ID", type=draft.case_id,
                         help="the new case's ID, which is also its file name and never changes")
-    parser.add_argument("--role", choices=["writer", "reader"],
+    parser.add_argument("--role", choices=[role.value for role in Role],
                         help="the template's role (default: writer; a saved failure has its own)")
     parser.add_argument("--rule", action="append", default=[], metavar="RULE",
                         help="a rule the case cites (repeatable); the template's level and CR "
@@ -93,9 +93,9 @@ def main(args: argparse.Namespace) -> int:
         if args.format is None or args.perspective is None:
             raise UsageError("cardid new: --from-log needs --format (arena or mtgo) and --perspective")
         return _reported(_from_log, args, spec)
-    role = args.role or "writer"
+    role = Role(args.role or Role.WRITER)
     rules = _rules(spec, args.rule)
-    path = draft.target(args.id, args.out, suite.CASES_DIR / role)
+    path = draft.target(args.id, args.out, suite.CASES_DIR / role.value)
     data = template(args.id, role, rules, spec)
     draft.write(path, data, _TEMPLATE_COMMENT, what="the new case")
     print(escape.show(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with"))
@@ -140,7 +140,7 @@ def _rules(spec: Spec, wanted: list[str]) -> list[str]:
     return rules
 
 
-def template(case_id: str, role: str, rules: list[str], spec: Spec) -> dict[str, Any]:
+def template(case_id: str, role: Role, rules: list[str], spec: Spec) -> dict[str, Any]:
     """The template's data: every value still to be written starts with PLACEHOLDER."""
     todo = PLACEHOLDER
     if rules:
@@ -152,13 +152,13 @@ def template(case_id: str, role: str, rules: list[str], spec: Spec) -> dict[str,
     data: dict[str, Any] = {
         "id": case_id,
         "description": f"{todo}: one line stating the behaviour, in the present tense.",
-        "role": role,
+        "role": role.value,
         "level": level,
         "rules": rules or [f"{todo}: rule IDs such as ID-3 (`cardid rules` lists them)"],
         "cr": cr,
         "tags": [],
     }
-    if role == "reader":
+    if role is Role.READER:
         data["input"] = {
             "text": f"{todo}: the card table text (spec/card-table.md), one entry a line, such as\n"
             '#c1 "Island" [DMU 262] mtgo:101393 owner=P1\n'
@@ -216,9 +216,10 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
             hint="give one case folder written by `cardid run --save-failures DIR`: DIR/<case>/",
         )
     request = _read(folder / "request.json", "the saved request")
-    role = request.get("role") if isinstance(request, dict) else None
-    if role not in ("writer", "reader"):
-        raise UsageError(f"{folder / 'request.json'} is not a writer or reader request: it has no role")
+    try:
+        role = Role(request["role"])
+    except (KeyError, TypeError, ValueError):  # not an object, no role, or neither role
+        raise UsageError(f"{folder / 'request.json'} is not a writer or reader request: it has no role") from None
     problem = schemas.first_problem(f"{role}-input", request)
     if problem is not None:
         raise UsageError(
@@ -227,11 +228,11 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
             hint="fix the request (spec/observations.md), or save the failure again",
         )
     meta = _failed_case(folder, spec)
-    if meta.role != role:
+    if meta.role is not role:
         raise UsageError(f"{folder / 'request.json'} is a {role} request, but case {meta.id} is a {meta.role} case")
     new = Metadata(id=args.id, description=meta.description, role=role, level=meta.level,
                    rules=meta.rules, cr=meta.cr, tags=meta.tags)
-    path = draft.target(args.id, args.out, suite.CASES_DIR / role)
+    path = draft.target(args.id, args.out, suite.CASES_DIR / role.value)
     data, reference = _drafted(path, new, request, spec)
     failure = _first_line(folder / "failure.txt")
     comments = [
@@ -270,12 +271,12 @@ def _from_log(args: argparse.Namespace, spec: Spec) -> int:
     level = max(spec.rule(rule_id).level for rule_id in rules).name
     cr = tuple(dict.fromkeys(number for rule_id in rules for number in spec.rule(rule_id).cr))
     meta = Metadata(
-        id=args.id, role="writer", level=level, rules=tuple(rules), cr=cr,
+        id=args.id, role=Role.WRITER, level=level, rules=tuple(rules), cr=cr,
         description=f"The first {count} observations of {args.from_log.name} for {args.perspective}, "
         "as imported (rewrite: the behaviour shown, in the present tense).",
         tags=("from-log", args.format),
     )
-    path = draft.target(args.id, args.out, suite.CASES_DIR / "writer")
+    path = draft.target(args.id, args.out, suite.CASES_DIR / Role.WRITER.value)
     data, reference = _drafted(path, meta, request, spec)
     comments = [
         f"Fails: {PLACEHOLDER}: name the wrong parser this case catches.",
@@ -319,12 +320,17 @@ def _failed_case(folder: Path, spec: Spec) -> Metadata:
             raise UsageError(f"{record_path} is not a saved case record: not a JSON object")
         try:
             meta = Metadata(
-                id=str(record["id"]), description=str(record["description"]), role=str(record["role"]),
+                id=str(record["id"]), description=str(record["description"]), role=Role(str(record["role"])),
                 level=str(record["level"]), rules=tuple(map(str, record["rules"])),
                 cr=tuple(map(str, record["cr"])), tags=tuple(map(str, record.get("tags", ()))),
             )
         except (KeyError, TypeError) as exc:
             raise UsageError(f"{record_path} is not a saved case record: {exc!r} is missing or wrong") from None
+        except ValueError:  # a role that is neither writer nor reader
+            raise UsageError(
+                f"{record_path} is not a saved case record: its role {escape.show(str(record['role']))} is "
+                "neither writer nor reader"
+            ) from None
     else:
         corpus = load_corpus([p for p in case_files(suite.CASES_DIR) if p.stem == folder.name], spec)
         if not corpus.cases:

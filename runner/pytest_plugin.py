@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 from cardid_conformance import console, escape, suite
-from cardid_conformance.cases import Case, case_files, load_corpus
+from cardid_conformance.cases import Case, Role, case_files, load_corpus
 from cardid_conformance.errors import CaseError, UsageError
 from cardid_conformance.known import KnownFailures, load_known_failures
 from cardid_conformance.outcome import (
@@ -41,6 +41,7 @@ from cardid_conformance.outcome import (
     from_data,
     to_data,
 )
+from cardid_conformance.report import Mode
 from cardid_conformance.selection import Selection
 from cardid_conformance.sources.profile import not_applicable
 from cardid_conformance.spec import Level, load_spec
@@ -305,13 +306,14 @@ def _conclude(config: pytest.Config) -> Result | None:
             outcome = from_data(json.loads(entry["outcome"]))
             entries[outcome.case_id] = (outcome, entry)
     modes = {
-        entry.get("mode", "per-case")
+        Mode(entry.get("mode", Mode.PER_CASE))
         for outcome, entry in entries.values() if not isinstance(outcome, NotApplicable)
     }
     fallbacks = sorted({reason for _, entry in entries.values() if (reason := entry.get("fallback"))})
     # Each entry names the handshake of the process that ran it (under xdist, a worker's).
     hellos = sorted(
-        {(h["name"], h["version"], tuple(h["roles"])) for _, e in entries.values() if (h := e.get("hello"))}
+        {(h["name"], h["version"], tuple(Role(r) for r in h["roles"])) for _, e in entries.values()
+         if (h := e.get("hello"))}
     )
     recorded = {case_id: outcome for case_id, (outcome, _) in entries.items()}
     order = [case.id for case in run.corpus.cases]
@@ -334,7 +336,7 @@ def _conclude(config: pytest.Config) -> Result | None:
         outcomes,
         selected=len(outcomes),
         hello=hello,
-        mode="per-case" if "per-case" in modes else "persistent",
+        mode=Mode.PER_CASE if Mode.PER_CASE in modes else Mode.PERSISTENT,
         fallback_reason=fallbacks[0] if fallbacks else None,
         judged=judged,
     )
@@ -457,21 +459,22 @@ _spec = functools.cache(load_spec)
 
 
 def _entry(
-    outcome: Outcome, digest: str, mode: str | None = None, hello: Hello | None = None,
+    outcome: Outcome, digest: str, mode: Mode | None = None, hello: Hello | None = None,
     fallback: str | None = None,
 ) -> dict[str, Any]:
     """A case's outcome, every field of it, as plain data: xdist sends nothing else between its
     processes, and no string a lone surrogate (which an implementation's text may hold) makes
-    unencodable, so the outcome goes as ASCII JSON text. `mode` is that of the process that ran
-    it (None: no process did), `fallback` why that process ran a process per case; `digest` is
-    the case's (Case.digest) as this item judged it."""
+    unencodable, so the outcome goes as ASCII JSON text, and the mode and roles as their words
+    (plain str: execnet sends no enum). `mode` is that of the process that ran it (None: no process
+    did), `fallback` why that process ran a process per case; `digest` is the case's
+    (Case.digest) as this item judged it."""
     entry: dict[str, Any] = {"outcome": json.dumps(to_data(outcome), ensure_ascii=True), "case_sha256": digest}
     if mode is not None:
-        entry["mode"] = mode
+        entry["mode"] = str(mode)
     if fallback is not None:
         entry["fallback"] = fallback
     if hello is not None:
-        entry["hello"] = {"name": hello.name, "version": hello.version, "roles": list(hello.roles)}
+        entry["hello"] = {"name": hello.name, "version": hello.version, "roles": [str(role) for role in hello.roles]}
     return entry
 
 

@@ -154,7 +154,7 @@ def decided(run: Run, selected: Sequence[Case]) -> dict[str, Outcome]:
     return known
 
 
-def identity(run: Run, hello: Hello | None, mode: str) -> report.RunInfo:
+def identity(run: Run, hello: Hello | None, mode: report.Mode) -> report.RunInfo:
     """What a run's first console lines name (console.identity_lines): the implementation as its
     handshake described it, the mode, and the suite. `conclude` completes it."""
     return report.RunInfo(
@@ -173,7 +173,7 @@ def perform(
     run: Run,
     progress: Callable[[Outcome], None] | None = None,
     *,
-    on_start: Callable[[Hello | None, str], None] | None = None,
+    on_start: Callable[[Hello | None, report.Mode], None] | None = None,
     launcher: Launcher | None = None,
 ) -> Result:
     """Select, run what was not resumed, and conclude. `progress` is given each case's outcome as
@@ -226,7 +226,7 @@ def conclude(
     *,
     selected: int,
     hello: Hello | None,
-    mode: str,
+    mode: report.Mode,
     interrupted: bool = False,
     answers: Mapping[str, Answer] | None = None,
     fallback_reason: str | None = None,

@@ -18,8 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cardid_conformance import report
 from cardid_conformance.answer import Answer, Crashed
-from cardid_conformance.cases import Case
+from cardid_conformance.cases import Case, Role
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Outcome, Passed, status
 from cardid_conformance.spec import Spec
@@ -41,9 +42,9 @@ class Mode:
     fallback_reason: str | None = None
 
     @property
-    def name(self) -> str:
-        """"per-case" or "persistent", as a report names it."""
-        return "per-case" if self.isolate else "persistent"
+    def name(self) -> report.Mode:
+        """Per-case or persistent (report.Mode, as a report names it)."""
+        return report.Mode.PER_CASE if self.isolate else report.Mode.PERSISTENT
 
 
 def probe_mode(launcher: Launcher, *, isolate: bool) -> tuple[Mode, Adapter | None]:
@@ -256,7 +257,7 @@ class Session:
         # which rejects it, instead of failing to encode here.
         payload = json.dumps(request, separators=(",", ":")).encode()
         return self._adapter.run(
-            Request(tag=f"ask-{self._asked}", role=request["role"], payload=payload, timeout=self._options.timeout)
+            Request(tag=f"ask-{self._asked}", role=Role(request["role"]), payload=payload, timeout=self._options.timeout)
         )
 
     @property

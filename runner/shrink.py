@@ -32,6 +32,7 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import (
     Case,
     Rejection,
+    Role,
     WriterExpectation,
     case_files,
     case_from_data,
@@ -41,6 +42,7 @@ from cardid_conformance.cases import (
 from cardid_conformance.errors import CaseError, UsageError
 from cardid_conformance.minimise import ddmin
 from cardid_conformance.outcome import Errored, Failed, Outcome, Skipped
+from cardid_conformance.report import Mode
 from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, execute, options
 from cardid_runner.adapter import Launcher
@@ -158,7 +160,7 @@ class Shrunk:
     tried: int
     seconds: float
     reference: str
-    mode: str
+    mode: Mode
     fallback_reason: str | None = None
 
 
@@ -199,7 +201,7 @@ class Shrinker:
         self._opts = opts
         self._reference = reference or draft.Reference(timeout=opts.timeout)
         self._runner: CaseRunner | None = None
-        self.mode = "per-case" if opts.isolate else "persistent"
+        self.mode = Mode.PER_CASE if opts.isolate else Mode.PERSISTENT
         self.fallback_reason: str | None = None
         self.tried = 0
         #: Why the last candidate refused was no valid case.
@@ -276,7 +278,7 @@ class Shrinker:
                 "or the reference, wrong?)"
             )
         removed: list[tuple[str, int, int]] = []
-        if self.case.role == "writer":
+        if self.case.role is Role.WRITER:
             observations, hints, cards = parts.observations, parts.hints, parts.cards
             found = {(tuple(range(len(observations))), tuple(range(len(cards)))): whole}
 

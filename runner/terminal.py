@@ -24,6 +24,7 @@ from cardid_conformance import console, escape
 from cardid_conformance.cases import CaseChange
 from cardid_conformance.known import apply_known_failures
 from cardid_conformance.outcome import CaseBug, Errored, NotRun, Outcome
+from cardid_conformance.report import Mode
 from cardid_runner.adapter import Hello
 from cardid_runner.execute import StartupFailure
 from cardid_runner.process.stop import SIGNALS
@@ -88,7 +89,7 @@ class CaseLines:
         self._waiting.update((bug.case_id, bug) for bug in bugs)
         self._waiting.update(known)
 
-    def started(self, hello: Hello | None, mode: str) -> None:
+    def started(self, hello: Hello | None, mode: Mode) -> None:
         """The handshake and the mode are known: the identity lines, shown with the first case."""
         self._identity = console.identity_lines(identity(self._run, hello, mode))
 

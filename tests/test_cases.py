@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import re
 from collections.abc import Callable
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 from cardid_conformance.answer import Answered, Rejected
-from cardid_conformance.cases import Rejection, case_files, load_case, load_corpus
+from cardid_conformance.cases import Rejection, Role, case_files, load_case, load_corpus
 from cardid_conformance.errors import CaseError
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Failed, Passed
@@ -37,6 +38,20 @@ def test_sample_case_loads_with_labels_and_a_request_without_expectations(
     assert b'"expect"' not in case.request_bytes()
     assert b'"rule"' not in case.request_bytes()
     assert case.request["role"] == "writer"
+
+
+def test_a_role_is_matched_as_its_member_and_written_as_its_word(make_case: Callable[..., Any]) -> None:
+    """A case's role is a Role, given as its word or as the member; the request sent, the saved
+    record and the digest spell it as the case file does, as plain strings."""
+    from cardid_runner.failures import case_record
+
+    case = make_case()
+    assert case.role is Role.WRITER
+    assert dataclasses.replace(case, role="reader").role is Role.READER
+    assert b'"role":"writer"' in case.request_bytes()
+    record = case_record(case)
+    assert record["role"] == "writer" and type(record["role"]) is str
+    assert dataclasses.replace(case, role=Role.WRITER).digest() == case.digest()
 
 
 def test_corpus_loads_without_case_bugs(spec: Spec) -> None:

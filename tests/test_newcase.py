@@ -185,6 +185,10 @@ def test_from_failure_of_an_edited_request_expects_what_the_reference_says(tmp_p
          "is not a writer request (schema/writer-input.schema.json)"),
         (lambda saved: (saved / "request.json").unlink(), "cannot read the saved request"),
         (lambda saved: (saved / "case.json").write_text("[]"), "is not a saved case record"),
+        (lambda saved: (saved / "request.json").write_text('{"role": "Writer"}'), "is not a writer or reader request"),
+        (lambda saved: (saved / "case.json").write_text(
+            (saved / "case.json").read_text().replace('"role": "writer"', '"role": "author"')),
+         "its role author is neither writer nor reader"),
         (lambda saved: shutil.rmtree(saved) or saved.write_text("x"), "is not a folder"),
     ],
 )

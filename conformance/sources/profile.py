@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cardid_conformance.cases import Case, Rejection
+from cardid_conformance.cases import Case, Rejection, Role
 from cardid_conformance.sources import arena_render, mtgo_render
 from cardid_conformance.sources.common import Inexpressible, Rendering
 
@@ -24,7 +24,7 @@ RENDERERS: Mapping[str, Callable[[Mapping[str, Any]], Rendering]] = {
 
 def not_applicable(case: Case, source: str) -> str | None:
     """Why `case` does not apply to a reader of `source` logs, or None when it does."""
-    if case.role != "writer":
+    if case.role is not Role.WRITER:
         return None
     if isinstance(case.expectation, Rejection):
         return (
