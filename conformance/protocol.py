@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardid_conformance import escape, schemas, strictjson
-from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance.answer import Answer, Answered, Crashed, CrashKind, Rejected
 from cardid_conformance.cases import Role
 
 #: How much of an implementation's text a message quotes.
@@ -33,9 +33,11 @@ MAX_DEPTH = 64
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """Why bytes are not the message that was due."""
+    """Why bytes are not the message that was due: in words, and as a kind (what is done about
+    it goes by the kind, never by the words, which quote what the implementation wrote)."""
 
     reason: str
+    kind: CrashKind = CrashKind.OTHER
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,33 +117,38 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Problem(f"{what} is not UTF-8 (byte {exc.start})")
+        return Problem(f"{what} is not UTF-8 (byte {exc.start})", CrashKind.NOT_UTF8)
     try:
         value = strictjson.loads(text)
     except strictjson.DuplicateKey as exc:
-        return Problem(f"{what} is not strict JSON: duplicate key {quote(exc.key)}")
+        return Problem(f"{what} is not strict JSON: duplicate key {quote(exc.key)}",
+                       CrashKind.NOT_STRICT_JSON)
     except RecursionError:
-        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
+        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels",
+                       CrashKind.TOO_DEEP)
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         if not text.strip():
-            return NotJson(f"{what} is not JSON: it is empty")
+            return NotJson(f"{what} is not JSON: it is empty", CrashKind.EMPTY)
         if text.rstrip().endswith(("{", "[", ",")):  # a line of pretty-printed JSON
             return OverSeveralLines(
                 f"{what} is not JSON: {first_bytes(data)} looks like the first line of JSON "
-                f"written over several lines; {ONE_LINE}"
+                f"written over several lines; {ONE_LINE}",
+                CrashKind.SEVERAL_LINES,
             )
         return NotJson(
             f"{what} is not JSON ({escape.store(str(exc))[:200]}); its first bytes: "
-            f"{first_bytes(data)}; {LOGS_TO_STDERR}"
+            f"{first_bytes(data)}; {LOGS_TO_STDERR}",
+            CrashKind.NOT_JSON,
         )
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
-        return Problem(f"{what} is not usable JSON: {type(exc).__name__}")
+        return Problem(f"{what} is not usable JSON: {type(exc).__name__}", CrashKind.TOO_DEEP)
     if (
         type(value) in (dict, list)
         and data.count(b"[") + data.count(b"{") > MAX_DEPTH
         and _deeper_than(value, MAX_DEPTH)
     ):
-        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels")
+        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels",
+                       CrashKind.TOO_DEEP)
     if scalars:
         return _scalars_only(value, data, what)
     return value
@@ -169,7 +176,8 @@ def _scalars_only(value: Any, data: bytes, what: str) -> Any | Problem:
     if _SURROGATE_ESCAPE.search(data):
         surrogate = _lone_surrogate(value)
         if surrogate is not None:
-            return Problem(f"{what} holds a lone surrogate ({surrogate}), which is not Unicode")
+            return Problem(f"{what} holds a lone surrogate ({surrogate}), which is not Unicode",
+                           CrashKind.LONE_SURROGATE)
     return value
 
 
@@ -195,7 +203,8 @@ def parse_hello(line: bytes) -> Hello | Refused | Problem:
     if problem is not None:
         return Problem(
             f"the handshake does not match protocol.schema.json#/$defs/handshake at "
-            f"{problem.where()}: {escape.store(problem.message)[:200]}: {quote(line)}"
+            f"{problem.where()}: {escape.store(problem.message)[:200]}: {quote(line)}",
+            CrashKind.HANDSHAKE,
         )
     return Hello(
         name=escape.store(message["implementation"]["name"]),
@@ -215,19 +224,21 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     if isinstance(message, Problem):
         return message
     if not isinstance(message, dict):
-        return Problem(f"wrote {_type_name(message)} where an answer object was due: {quote(line)}")
+        return Problem(f"wrote {_type_name(message)} where an answer object was due: {quote(line)}",
+                       CrashKind.NOT_AN_ANSWER)
     seq = message.get("seq")
     if "seq" not in message:
-        return Problem(f"answered without seq: {quote(line)}")
+        return Problem(f"answered without seq: {quote(line)}", CrashKind.SEQ)
     if type(seq) is not int:
         shown = json.dumps(seq, ensure_ascii=False)
         shown = escape.store(shown[:40]) + ("..." if len(shown) > 40 else "")
-        return Problem(f"answered seq {shown}, expected {expected} (the very integer sent)")
+        return Problem(f"answered seq {shown}, expected {expected} (the very integer sent)", CrashKind.SEQ)
     kinds = [kind for kind in _KINDS if kind in message]
     if not kinds:
-        return Problem(f"answered without result, rejected or error: {quote(line)}")
+        return Problem(f"answered without result, rejected or error: {quote(line)}", CrashKind.NOT_AN_ANSWER)
     if len(kinds) > 1:
-        return Problem(f"answered with both {kinds[0]} and {kinds[1]}: one answer holds one of them")
+        return Problem(f"answered with both {kinds[0]} and {kinds[1]}: one answer holds one of them",
+                       CrashKind.NOT_AN_ANSWER)
     kind = kinds[0]
     value = message[kind]
     envelope = {**message, kind: {} if isinstance(value, dict) else value}  # the result is judged apart
@@ -235,7 +246,8 @@ def parse_reply(line: bytes, expected: int) -> Reply | Problem:
     if problem is not None:
         return Problem(
             f"the answer does not match protocol.schema.json#/$defs/answer-{kind} at "
-            f"{problem.where()}: {escape.store(problem.message)[:200]}"
+            f"{problem.where()}: {escape.store(problem.message)[:200]}",
+            CrashKind.ANSWER_SCHEMA,
         )
     if kind == "result":
         checked = _scalars_only(value, line, "the result")
@@ -254,6 +266,7 @@ def reply_answer(reply: Reply, stderr: str, seconds: float) -> Answer:
         case _:
             return Crashed(
                 reason=f"reported an error: {escape.store(reply.value)[:300]}",
+                kind=CrashKind.ERROR_REPORTED,
                 stderr=stderr,
                 seconds=seconds,
             )
@@ -281,14 +294,21 @@ def per_case_answer(
     if code == 0:
         result = decode(output)
         if isinstance(result, Problem):
-            return Crashed(reason=result.reason, output=output[:2000], stderr=stderr, seconds=seconds)
+            return Crashed(reason=result.reason, kind=result.kind, output=output[:2000], stderr=stderr,
+                           seconds=seconds)
         if schemas.is_valid("protocol#start-rejected", result):
-            return Crashed(reason=REJECTED_WITH_0, output=output[:2000], stderr=stderr, seconds=seconds)
+            return Crashed(reason=REJECTED_WITH_0, kind=CrashKind.REJECTION_WITH_STATUS_0, exit_status=0,
+                           output=output[:2000], stderr=stderr, seconds=seconds)
         return Answered(result=result, stderr=stderr, seconds=seconds)
     if code == 1:
         return _rejection(output, stderr, seconds, role)  # the message is stored escaped
-    reason = f"killed by signal {-code}" if code < 0 else f"exit status {code}{_STATUS_MEANS.get(code, '')}"
-    return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
+    if code < 0:
+        reason, kind = f"killed by signal {-code}", CrashKind.SIGNAL
+    else:
+        reason = f"exit status {code}{_STATUS_MEANS.get(code, '')}"
+        kind = CrashKind.CANNOT_RUN if code in _STATUS_MEANS else CrashKind.EXIT_STATUS
+    return Crashed(reason=reason, kind=kind, exit_status=code, output=output[:2000], stderr=stderr,
+                   seconds=seconds)
 
 
 def _rejection(output: bytes, stderr: str, seconds: float, role: Role | None) -> Rejected | Crashed:
@@ -306,12 +326,16 @@ def _rejection(output: bytes, stderr: str, seconds: float, role: Role | None) ->
             "exit status 1 with a result on standard output: exit status 1 means a rejection "
             "(C-2); a result needs exit status 0"
         )
+        kind = CrashKind.RESULT_WITH_STATUS_1
     else:
         reason = (
             'exit status 1 without a rejection object on standard output: a rejection is '
             'exit status 1 and {"rejected": "reason"} on standard output (C-2); this looks like '
             "an uncaught error"
         )
+        kind = CrashKind.NO_REJECTION_OBJECT
         if isinstance(message, Problem) and output.strip():
             reason += f"; standard output is not JSON, its first bytes: {first_bytes(output)}; {LOGS_TO_STDERR}"
-    return Crashed(reason=reason, output=output[:2000], stderr=stderr, seconds=seconds)
+            kind = CrashKind.NOT_JSON  # what to fix first: logs on standard output
+    return Crashed(reason=reason, kind=kind, exit_status=1, output=output[:2000], stderr=stderr,
+                   seconds=seconds)

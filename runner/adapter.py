@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from cardid_conformance import escape, protocol
-from cardid_conformance.answer import Answer, Crashed, Unsupported
+from cardid_conformance.answer import Answer, Crashed, CrashKind, Unsupported
 from cardid_conformance.cases import Role
 from cardid_conformance.protocol import Hello, Problem, Reply
 from cardid_runner.handshake import Handshake, why_not
@@ -250,7 +250,7 @@ class PerCase:
                         return _stopped(proc, seconds)
                     return Crashed(
                         reason=f"timed out after {request.timeout:g} s (closed its standard "
-                        "output without exiting)",
+                        "output without exiting)", kind=CrashKind.TIMED_OUT,
                         output=data[:2000], stderr=proc.stderr_tail(),
                         seconds=time.monotonic() - proc.started, timed_out=True,
                     )
@@ -258,14 +258,14 @@ class PerCase:
                 return protocol.per_case_answer(code, data, proc.stderr_tail(), seconds, request.role)
             case TooLong():
                 return Crashed(
-                    reason=f"wrote more than {MAX_OUTPUT:,} bytes", stderr=proc.stderr_tail(),
-                    seconds=seconds,
+                    reason=f"wrote more than {MAX_OUTPUT:,} bytes", kind=CrashKind.TOO_LONG,
+                    stderr=proc.stderr_tail(), seconds=seconds,
                 )
             case TimedOut(writing=writing, data=data):
                 how = " (it had not read the whole request)" if writing else ""
                 return Crashed(
-                    reason=f"timed out after {request.timeout:g} s{how}", output=data[:2000],
-                    stderr=proc.stderr_tail(), seconds=seconds, timed_out=True,
+                    reason=f"timed out after {request.timeout:g} s{how}", kind=CrashKind.TIMED_OUT,
+                    output=data[:2000], stderr=proc.stderr_tail(), seconds=seconds, timed_out=True,
                 )
             case _:
                 return _stopped(proc, seconds)
@@ -282,7 +282,8 @@ class PerCase:
 
 
 def _stopped(proc: Process, seconds: float) -> Crashed:
-    return Crashed(reason="stopped: the run was interrupted", stderr=proc.stderr_tail(), seconds=seconds)
+    return Crashed(reason="stopped: the run was interrupted", kind=CrashKind.STOPPED,
+                   stderr=proc.stderr_tail(), seconds=seconds)
 
 
 class Persistent:
@@ -335,7 +336,7 @@ class Persistent:
         if self._proc is None or self._proc.exited():
             started = self.start()
             if isinstance(started, str):
-                return Crashed(reason=f"could not restart: {started}")
+                return Crashed(reason=f"could not restart: {started}", kind=CrashKind.NO_RESTART)
         assert self._proc is not None and self.hello is not None
         if request.role not in self.hello.roles:
             return Unsupported(role=request.role)
@@ -347,10 +348,10 @@ class Persistent:
             # fault, so start afresh once before blaming the case.
             started = self.start()
             if isinstance(started, str):
-                return Crashed(reason=f"could not restart: {started}")
+                return Crashed(reason=f"could not restart: {started}", kind=CrashKind.NO_RESTART)
             assert self._proc is not None
             if not self._proc.send(*line):
-                return self._crash("closed its standard input", began)
+                return self._crash("closed its standard input", began, kind=CrashKind.GONE)
         return self._await(seq, request, began)
 
     def _await(self, seq: int, request: Request, began: float) -> Answer:
@@ -373,11 +374,12 @@ class Persistent:
                         self.violations.setdefault(tag, "answered the same request twice")
                         continue
                     if isinstance(reply, Problem):
-                        return self._crash(reply.reason, began, output=data, protocol_only=True,
-                                           earlier=earlier)
+                        return self._crash(reply.reason, began, kind=reply.kind, output=data,
+                                           protocol_only=True, earlier=earlier)
                     if reply.seq != seq:
                         return self._crash(f"answered seq {reply.seq}, expected {seq}", began,
-                                           output=data, protocol_only=True, earlier=earlier)
+                                           kind=CrashKind.SEQ, output=data, protocol_only=True,
+                                           earlier=earlier)
                     self._answered[seq] = request.tag
                     return protocol.reply_answer(reply, proc.stderr_tail(), time.monotonic() - began)
                 case Ended(data=rest):
@@ -388,33 +390,35 @@ class Persistent:
                     )
                     if code is None:
                         if STOP.is_set():
-                            return self._crash("stopped: the run was interrupted", began)
+                            return self._crash("stopped: the run was interrupted", began,
+                                               kind=CrashKind.STOPPED)
                         return self._crash(
                             f"closed its standard output without exiting; timed out after "
-                            f"{request.timeout:g} s{unended}", began, timed_out=True,
-                            earlier=earlier, output=rest,
+                            f"{request.timeout:g} s{unended}", began, kind=CrashKind.TIMED_OUT,
+                            timed_out=True, earlier=earlier, output=rest,
                         )
                     how = f"killed by signal {-code}" if code < 0 else f"status {code}"
                     return self._crash(f"exited ({how}) during the case{unended}", began,
-                                       earlier=earlier, output=rest)
+                                       kind=CrashKind.SIGNAL if code < 0 else CrashKind.EXIT_STATUS,
+                                       exit_status=code, earlier=earlier, output=rest)
                 case TimedOut(writing=writing):
                     how = " (it had not read the whole request)" if writing else ""
                     return self._crash(f"timed out after {request.timeout:g} s{how}", began,
-                                       timed_out=True, earlier=earlier)
+                                       kind=CrashKind.TIMED_OUT, timed_out=True, earlier=earlier)
                 case TooLong():
                     return self._crash(f"wrote more than {MAX_OUTPUT:,} bytes on one line", began,
-                                       earlier=earlier)
+                                       kind=CrashKind.TOO_LONG, earlier=earlier)
                 case _:
-                    return self._crash("stopped: the run was interrupted", began)
+                    return self._crash("stopped: the run was interrupted", began, kind=CrashKind.STOPPED)
 
     def _crash(
-        self, reason: str, began: float, *, timed_out: bool = False, output: bytes = b"",
-        protocol_only: bool = False, earlier: int = 0,
+        self, reason: str, began: float, *, kind: CrashKind, exit_status: int | None = None,
+        timed_out: bool = False, output: bytes = b"", protocol_only: bool = False, earlier: int = 0,
     ) -> Crashed:
         stderr = self._proc.stderr_tail() if self._proc else ""
         self._end()
         return Crashed(
-            reason=reason, output=output[:2000], stderr=stderr,
+            reason=reason, kind=kind, exit_status=exit_status, output=output[:2000], stderr=stderr,
             seconds=time.monotonic() - began, timed_out=timed_out,
             protocol_only=protocol_only, earlier=earlier,
         )

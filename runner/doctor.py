@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardid_conformance import escape, protocol, schemas, suite
-from cardid_conformance.answer import Answer, Answered, Crashed, Rejected, Unsupported
+from cardid_conformance.answer import Answer, Answered, Crashed, CrashKind, Rejected, Unsupported
 from cardid_conformance.cases import Case, Rejection, Role, load_case
 from cardid_conformance.errors import CaseError, SuiteError, UsageError
 from cardid_conformance.protocol import Hello, NotJson, OverSeveralLines, Problem, Refused
@@ -60,26 +60,28 @@ ONE_LINE_HINT = ("write each message as one line of JSON, without indentation: J
 LOGS_HINT = ("print logs and debug output to standard error: standard output holds only protocol "
              "messages (C-7)")
 HANDSHAKE = '{"protocol": 1, "implementation": {"name": "...", "version": "..."}, "roles": ["writer", "reader"]}'
-_HINTS = (
-    # What a problem's reason says -> the one hint for it.
-    ("with a result on standard output", "exit with status 0 after writing a result; exit status 1 "
-     'goes only with {"rejected": "reason"} (C-2)'),
-    ("with exit status 0: a rejection", 'after writing {"rejected": "reason"}, exit with status 1 '
-     "(C-2): exit status 0 says the output is a result"),
-    ("is not JSON: it is empty", "write the JSON answer on standard output before exiting; nothing was "
-     "written there (C-1)"),
-    ("over several lines", ONE_LINE_HINT),
-    ("not JSON", LOGS_HINT),
-    ("without a rejection object", 'a rejection is exit status 1 and {"rejected": "reason"} on standard '
-     "output (C-2); an uncaught error exits 1 too: see its standard error"),
-    ("not UTF-8", "write UTF-8 on standard output, and logs to standard error (C-7)"),
-    ("seq", "echo each run's seq exactly as received, as an integer (C-6)"),
-    ("timed out", "read the request to end of input, write one JSON result, and exit (C-1)"),
-    ("what a shell or env gives", "the command or its interpreter could not be run: see its standard error"),
-    ("killed by signal", "it died of a signal: see its standard error"),
-    ("the answer does not match", 'an answer is one line: {"seq": N, "result": {...}} (or "rejected": '
-     '"reason", or "error": "message"), nothing else (C-7)'),
-)
+#: The kind of a crash or of a message that is not the one due (given where its reason is
+#: written: conformance/protocol.py, runner/adapter.py) -> the one hint for it; any other kind
+#: gets _STDERR_HINT.
+_HINTS = {
+    CrashKind.RESULT_WITH_STATUS_1: "exit with status 0 after writing a result; exit status 1 goes only "
+    'with {"rejected": "reason"} (C-2)',
+    CrashKind.REJECTION_WITH_STATUS_0: 'after writing {"rejected": "reason"}, exit with status 1 (C-2): '
+    "exit status 0 says the output is a result",
+    CrashKind.EMPTY: "write the JSON answer on standard output before exiting; nothing was written there "
+    "(C-1)",
+    CrashKind.SEVERAL_LINES: ONE_LINE_HINT,
+    CrashKind.NOT_JSON: LOGS_HINT,
+    CrashKind.NO_REJECTION_OBJECT: 'a rejection is exit status 1 and {"rejected": "reason"} on standard '
+    "output (C-2); an uncaught error exits 1 too: see its standard error",
+    CrashKind.NOT_UTF8: "write UTF-8 on standard output, and logs to standard error (C-7)",
+    CrashKind.SEQ: "echo each run's seq exactly as received, as an integer (C-6)",
+    CrashKind.TIMED_OUT: "read the request to end of input, write one JSON result, and exit (C-1)",
+    CrashKind.CANNOT_RUN: "the command or its interpreter could not be run: see its standard error",
+    CrashKind.SIGNAL: "it died of a signal: see its standard error",
+    CrashKind.ANSWER_SCHEMA: 'an answer is one line: {"seq": N, "result": {...}} (or "rejected": '
+    '"reason", or "error": "message"), nothing else (C-7)',
+}
 _STDERR_HINT = "see its standard error (cardid run --save-failures DIR keeps it)"
 
 
@@ -114,16 +116,18 @@ def ok(text: str) -> Finding:
     return Finding("ok", text)
 
 
-def problem(text: str, hint: str | None = None, stderr: str = "") -> Finding:
-    return Finding("problem", text, hint or _hint(text), stderr)
+def problem(text: str, hint: str | None = None, stderr: str = "", kind: CrashKind = CrashKind.OTHER) -> Finding:
+    """A problem: its text, and `hint`, or else the hint for its `kind` (never found in the text,
+    which may quote what the implementation wrote)."""
+    return Finding("problem", text, hint or _hint(kind), stderr)
 
 
 def note(text: str, stderr: str = "") -> Finding:
     return Finding("note", text, stderr=stderr)
 
 
-def _hint(text: str) -> str:
-    return next((hint for clue, hint in _HINTS if clue in text), _STDERR_HINT)
+def _hint(kind: CrashKind) -> str:
+    return _HINTS.get(kind, _STDERR_HINT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,21 +290,21 @@ class Doctor:
                               stderr)
                 return False
             case TooLong():
-                yield problem(f"{what}: an answer line of more than 16 MiB", None, stderr)
+                yield problem(f"{what}: an answer line of more than 16 MiB", None, stderr, CrashKind.TOO_LONG)
                 return False
             case Line(data=data):
                 reply = protocol.parse_reply(data, seq)
             case _:
                 return False
         if isinstance(reply, Problem):
-            yield problem(f"{what}: {reply.reason}", None, stderr)
+            yield problem(f"{what}: {reply.reason}", None, stderr, reply.kind)
             return False
         if reply.seq in answered:
             yield problem(f"{what}: a second answer to seq {reply.seq}",
                           "answer each run with exactly one line (C-5)", stderr)
             return False
         if reply.seq != seq:
-            yield problem(f"{what}: answered seq {reply.seq} to seq {seq}", None, stderr)
+            yield problem(f"{what}: answered seq {reply.seq} to seq {seq}", None, stderr, CrashKind.SEQ)
             return False
         yield self._judge(what, protocol.reply_answer(reply, stderr, 0.0), sample, f"seq {seq} echoed, ")
         return True
@@ -379,8 +383,8 @@ class Doctor:
                                "a valid request gets a result; read the request as "
                                "spec/observations.md (writer) or spec/card-table.md (reader) define it",
                                stderr)
-            case Crashed(reason=reason):
-                return problem(f"{what}: {reason}", None, stderr)
+            case Crashed(reason=reason, kind=kind):
+                return problem(f"{what}: {reason}", None, stderr, kind)
             case Unsupported():  # pragma: no cover - PerCase never gives it
                 return note(f"{what}: not supported")
 

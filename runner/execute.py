@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from cardid_conformance.answer import Answer, Crashed
+from cardid_conformance.answer import Answer, Crashed, CrashKind
 from cardid_conformance.cases import Case
 from cardid_conformance.errors import UsageError
 from cardid_conformance.outcome import Errored, NotRun, Outcome
@@ -229,7 +229,8 @@ class _Cases:
             # It started before: what changed since (its program removed, no descriptor left) is
             # this case's error, and the run goes on, its finished results kept.
             reason = f"the implementation could not be started for this case: {exc.message}"
-            outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
+            outcome = Errored(case_id=case.id, level=case.level, reason=reason)
+            answer = Crashed(reason=reason, kind=CrashKind.NOT_STARTED)
         with self._lock:
             if STOP.is_set():
                 raise _Interrupted  # the answer may be an artefact of the interruption

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from cardid_conformance import files, suite
-from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance.answer import Answer, Answered, Crashed, CrashKind, Rejected
 from cardid_conformance.cases import Case, Role
 from cardid_conformance.judge import judge
 from cardid_conformance.outcome import Errored, Failed, Outcome, Passed
@@ -125,7 +125,8 @@ def answer_case(case: Case, write: Write, read: Read, raw: bytes | None = None) 
     except RequestError as exc:
         return Rejected(message=str(exc))
     except ExitWithoutRejection:  # what the runner makes of exit status 1 with nothing on stdout
-        return Crashed(reason="exit status 1 without a rejection object on standard output")
+        return Crashed(reason="exit status 1 without a rejection object on standard output",
+                       kind=CrashKind.NO_REJECTION_OBJECT, exit_status=1)
     except Exception as exc:  # noqa: BLE001 - any other failure is a crash, as in the runner
         return Crashed(reason=f"{type(exc).__name__}: {exc}")
     return Answered(result=json.loads(json.dumps(result)))

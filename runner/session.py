@@ -66,6 +66,18 @@ def probe_mode(launcher: Launcher, *, isolate: bool) -> tuple[Mode, Adapter | No
     return Mode(isolate=False, hello=hello), adapter
 
 
+@dataclass(frozen=True, slots=True)
+class Ran:
+    """One case as a CaseRunner ran it: its outcome, the implementation's first answer, and
+    whether a fresh process passed the case that crashed in persistent mode (a crash only after
+    earlier requests, or only in persistent mode: the outcome's reason words it, `cardid shrink`
+    goes by this)."""
+
+    outcome: Outcome
+    answer: Answer
+    fresh_passed: bool = False
+
+
 class CaseRunner:
     """Runs cases one at a time (one per thread of a parallel run): in its own persistent
     process, or a process per case, as `mode` says."""
@@ -109,10 +121,16 @@ class CaseRunner:
 
     def run(self, case: Case) -> tuple[Outcome, Answer]:
         """Run one case: its outcome, and the implementation's raw answer."""
+        ran = self.ran(case)
+        return ran.outcome, ran.answer
+
+    def ran(self, case: Case) -> Ran:
+        """Run one case: its outcome, the implementation's raw answer, and whether a fresh
+        process passed it after a crash in persistent mode."""
         request = self._request(case)
         if self.mode.isolate:
             first = self._per_case().run(request)
-            return judge(case, first, self._spec), first
+            return Ran(judge(case, first, self._spec), first)
         with self._lock:
             if self._session is None:
                 self._session = self._launcher.persistent()
@@ -124,8 +142,10 @@ class CaseRunner:
             # persistent mode can show (a wrong seq) have nothing to retry.
             again = self._per_case().run(request)
             if not STOP.is_set():
-                outcome = _annotate(outcome, _retry_note(first, again, judge(case, again, self._spec)))
-        return outcome, first
+                judged = judge(case, again, self._spec)
+                outcome = _annotate(outcome, _retry_note(first, again, judged))
+                return Ran(outcome, first, fresh_passed=isinstance(judged, Passed))
+        return Ran(outcome, first)
 
     def _per_case(self) -> Adapter:
         with self._lock:

@@ -47,7 +47,7 @@ from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, execute, options
 from cardid_runner.adapter import Launcher
 from cardid_runner.draft import DraftError, Metadata
-from cardid_runner.session import CaseRunner
+from cardid_runner.session import CaseRunner, Ran
 
 SAME_WAY = """\
 "the same way": a failed case fails with the same rule at its first difference (the rule its
@@ -120,29 +120,29 @@ class Way:
         return f"errors: {self.detail}"
 
 
-_SIGNAL = re.compile(r"killed by signal (\d+)")
-_STATUS = re.compile(r"exit status (\d+)|exited \(status (\d+)\)")
-#: What CaseRunner's retry note says when a fresh process passed the case (runner/session.py).
-_FRESH_PASSED = "a fresh process passed"
+#: A crash a fresh process does not repeat: state left by earlier requests, nothing to shrink.
+ONLY_AFTER_OTHERS = Way("errored", "a crash only after other requests in one process")
 
 
-def way(outcome: Outcome, answer: Answer) -> Way | None:
-    """How `outcome` fails (None: it does not), from it and the implementation's first answer."""
+def way(outcome: Outcome, answer: Answer, *, fresh_passed: bool = False) -> Way | None:
+    """How `outcome` fails (None: it does not), from it, the implementation's first answer and
+    whether a fresh process passed the case after that answer's crash (runner/session.py `Ran`):
+    by the crash's status, never by the words of a reason, which quote the implementation."""
     match outcome:
         case Failed(differences=differences):
             return Way("failed", differences[0].rule)
-        case Errored(reason=reason):
-            if _FRESH_PASSED in reason:
-                return Way("errored", "a crash only after other requests in one process")
+        case Errored():
+            if fresh_passed:
+                return ONLY_AFTER_OTHERS
             if isinstance(answer, Answered):
                 return Way("errored", "a result that does not match the result schema")
             if isinstance(answer, Crashed):
                 if answer.timed_out:
                     return Way("errored", "timed out")
-                if match := _SIGNAL.search(answer.reason):
-                    return Way("errored", f"killed by signal {match.group(1)}")
-                if match := _STATUS.search(answer.reason):
-                    return Way("errored", f"exit status {match.group(1) or match.group(2)}")
+                if answer.exit_status is not None and answer.exit_status < 0:
+                    return Way("errored", f"killed by signal {-answer.exit_status}")
+                if answer.exit_status is not None:
+                    return Way("errored", f"exit status {answer.exit_status}")
             return Way("errored", "output that is no usable answer")
         case _:
             return None
@@ -221,10 +221,18 @@ class Shrinker:
             self.mode, self.fallback_reason = self._runner.mode.name, self._runner.mode.fallback_reason
         return self._runner
 
-    def run(self, case: Case) -> tuple[Outcome, Answer]:
+    def run(self, case: Case) -> Ran:
         """One case against the implementation."""
         self.tried += 1
-        return self._case_runner().run(case)
+        return self._case_runner().ran(case)
+
+    def way(self, case: Case) -> Way | None:
+        """How one case fails against the implementation (None: it passes)."""
+        return self._way(self.run(case))
+
+    @staticmethod
+    def _way(ran: Ran) -> Way | None:
+        return way(ran.outcome, ran.answer, fresh_passed=ran.fresh_passed)
 
     def candidate(self, request: dict[str, Any], hints: Sequence[str | None]) -> tuple[dict[str, Any], Case] | None:
         """The candidate case for `request`, or None when it is no valid smaller case."""
@@ -251,13 +259,13 @@ class Shrinker:
     def shrink(self) -> Shrunk:
         """Reduce the case; NoFailure when there is nothing to reduce."""
         began = time.monotonic()
-        outcome, answer = self.run(self.case)
-        if isinstance(outcome, Skipped):
-            raise UsageError(f"the implementation does not support the {self.case.role} role: {outcome.reason}")
-        target = way(outcome, answer)
+        ran = self.run(self.case)
+        if isinstance(ran.outcome, Skipped):
+            raise UsageError(f"the implementation does not support the {self.case.role} role: {ran.outcome.reason}")
+        target = self._way(ran)
         if target is None:
             raise NoFailure(f"{self.case.id} passes: there is no failure to shrink")
-        if target.detail.startswith("a crash only after"):
+        if target == ONLY_AFTER_OTHERS:
             raise NoFailure(
                 f"{self.case.id} crashes only after other requests in the same process (a fresh "
                 "process passes it): shrinking needs a failure the case shows on its own; try --isolate"
@@ -269,7 +277,7 @@ class Shrinker:
                 f"{self.case.id}'s whole request is no valid candidate ({self.refused}), so no "
                 "smaller one can be judged by the reference's answers"
             )
-        against = way(*self.run(whole[1]))
+        against = self.way(whole[1])
         if against != target:
             raise NoFailure(
                 f"{self.case.id} {target} against its own expectation, but against the reference's "
@@ -286,7 +294,7 @@ class Shrinker:
                 request = {**parts.request, "cards": [cards[i] for i in kept_cards],
                            "observations": [observations[i] for i in kept_obs]}
                 candidate = self.candidate(request, [hints[i] for i in kept_obs])
-                if candidate is None or way(*self.run(candidate[1])) != target:
+                if candidate is None or self.way(candidate[1]) != target:
                     return False
                 found[kept_obs, kept_cards] = candidate
                 return True
@@ -304,7 +312,7 @@ class Shrinker:
 
             def keep_lines(kept: tuple[int, ...]) -> bool:
                 candidate = self.candidate({**parts.request, "text": "".join(lines[i] for i in kept)}, [])
-                if candidate is None or way(*self.run(candidate[1])) != target:
+                if candidate is None or self.way(candidate[1]) != target:
                     return False
                 found_lines[kept] = candidate
                 return True

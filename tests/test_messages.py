@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cardid_conformance import protocol
-from cardid_conformance.answer import Crashed, Rejected
+from cardid_conformance.answer import Crashed, CrashKind, Rejected
+from cardid_conformance.cases import Role
 from cardid_conformance.outcome import Errored
 from cardid_runner.cli import Exit, main
 
@@ -160,10 +162,49 @@ def test_the_first_line_of_pretty_printed_json_is_named_as_such() -> None:
 
 
 def test_empty_output_and_pretty_json_get_their_own_hints_from_the_doctor() -> None:
+    """The kind a reason is given where it is written chooses the doctor's hint."""
     from cardid_runner.doctor import problem
 
-    empty = problem("per-case mode: a valid writer request: output is not JSON: it is empty")
+    crash = protocol.per_case_answer(0, b"", "", 0.1)
+    assert isinstance(crash, Crashed) and crash.kind is CrashKind.EMPTY
+    empty = problem(f"per-case mode: a valid writer request: {crash.reason}", kind=crash.kind)
     assert empty.hint is not None and empty.hint.startswith("write the JSON answer on standard output")
-    pretty = problem('persistent mode: the handshake is not JSON: "{" looks like the first line of JSON '
-                     "written over several lines; write each message as one line")
+    pretty_line = protocol.decode(b"{\n", "the answer line")
+    assert isinstance(pretty_line, protocol.Problem) and pretty_line.kind is CrashKind.SEVERAL_LINES
+    pretty = problem(f"persistent mode: {pretty_line.reason}", kind=pretty_line.kind)
     assert pretty.hint is not None and "without indentation" in pretty.hint
+
+
+@pytest.mark.parametrize(
+    ("made", "hint"),
+    [
+        (lambda: protocol.per_case_answer(1, b'{"card_table": []}', "", 0.1, Role.READER),
+         "exit with status 0 after writing a result"),
+        (lambda: protocol.per_case_answer(0, b'{"rejected": "no"}', "", 0.1), 'after writing {"rejected": "reason"}'),
+        (lambda: protocol.per_case_answer(0, b"{\n", "", 0.1), "write each message as one line of JSON"),
+        (lambda: protocol.per_case_answer(0, b"starting up", "", 0.1), "print logs and debug output to standard error"),
+        (lambda: protocol.per_case_answer(1, b"starting up", "", 0.1), "print logs and debug output to standard error"),
+        (lambda: protocol.per_case_answer(1, b"", "", 0.1), 'a rejection is exit status 1 and {"rejected"'),
+        (lambda: protocol.per_case_answer(0, b"\xff", "", 0.1), "write UTF-8 on standard output"),
+        (lambda: protocol.per_case_answer(127, b"", "", 0.1), "the command or its interpreter could not be run"),
+        (lambda: protocol.per_case_answer(-9, b"", "", 0.1), "it died of a signal"),
+        (lambda: protocol.per_case_answer(3, b"", "", 0.1), "see its standard error"),
+        (lambda: protocol.parse_reply(b'{"result": {}}', 7), "echo each run's seq"),
+        (lambda: protocol.parse_reply(b'{"seq": "7", "result": {}}', 7), "echo each run's seq"),
+        (lambda: protocol.parse_reply(b'{"seq": 7, "result": {}, "x": 1}', 7), "an answer is one line"),
+        # What the implementation wrote, quoted in a reason, chooses no hint.
+        (lambda: protocol.parse_reply(b'{"seq": 7, "status": "timed out"}', 7), "see its standard error"),
+        (lambda: protocol.parse_reply(b'{"seq": 7, "seq": 7, "result": {}}', 7), "see its standard error"),
+        (lambda: protocol.reply_answer(protocol.Reply(seq=7, kind="error", value="killed by signal 9, not JSON"),
+                                       "", 0.1), "see its standard error"),
+    ],
+)
+def test_the_doctor_hints_by_the_kind_a_reason_is_given_where_it_is_written(
+    made: Callable[[], Crashed | protocol.Problem], hint: str
+) -> None:
+    from cardid_runner.doctor import problem
+
+    said = made()
+    assert isinstance(said, Crashed | protocol.Problem)
+    found = problem(f"per-case mode: a valid reader request (case reader-quoted-owner): {said.reason}", kind=said.kind)
+    assert found.hint is not None and found.hint.startswith(hint), (said, found.hint)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from cardid_conformance import caseyaml, yamlfile
-from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
+from cardid_conformance.answer import Answer, Answered, Crashed, CrashKind, Rejected
 from cardid_conformance.cases import Case, load_case
 from cardid_conformance.compare import Difference
 from cardid_conformance.judge import judge
@@ -104,21 +104,66 @@ def _errored(reason: str) -> Errored:
     [
         (Failed(case_id="x", differences=(Difference(rule="LIB-2", message="m"), Difference(rule="ID-2", message="n")),
                 levels=(Level.MUST, Level.MUST)), Answered(result={}), Way("failed", "LIB-2")),
-        (_errored("timed out after 10 s"), Crashed(reason="timed out after 10 s", timed_out=True), Way("errored", "timed out")),
-        (_errored("x"), Crashed(reason="exited (status 3) during the case"), Way("errored", "exit status 3")),
-        (_errored("x"), Crashed(reason="exit status 3"), Way("errored", "exit status 3")),
-        (_errored("x"), Crashed(reason="exit status 1 without a rejection object"), Way("errored", "exit status 1")),
-        (_errored("x"), Crashed(reason="exited (killed by signal 11) during the case"), Way("errored", "killed by signal 11")),
+        (_errored("timed out after 10 s"), Crashed(reason="timed out after 10 s", kind=CrashKind.TIMED_OUT, timed_out=True),
+         Way("errored", "timed out")),
+        (_errored("x"), Crashed(reason="exited (status 3) during the case", kind=CrashKind.EXIT_STATUS, exit_status=3),
+         Way("errored", "exit status 3")),
+        (_errored("x"), Crashed(reason="exit status 3", kind=CrashKind.EXIT_STATUS, exit_status=3),
+         Way("errored", "exit status 3")),
+        (_errored("x"), Crashed(reason="exit status 1 without a rejection object", kind=CrashKind.NO_REJECTION_OBJECT,
+                                exit_status=1), Way("errored", "exit status 1")),
+        (_errored("x"), Crashed(reason="exited (killed by signal 11) during the case", kind=CrashKind.SIGNAL,
+                                exit_status=-11), Way("errored", "killed by signal 11")),
+        # The status and the retry decide, never the words: an error the implementation reported
+        # that quotes an exit status, a signal or the retry's note is none of them.
+        (_errored("x"), Crashed(reason="reported an error: exit status 3, killed by signal 9", kind=CrashKind.ERROR_REPORTED),
+         Way("errored", "output that is no usable answer")),
+        (_errored("reported an error: a fresh process passed (crashes in a fresh process too: ...)"),
+         Crashed(reason="reported an error: a fresh process passed", kind=CrashKind.ERROR_REPORTED),
+         Way("errored", "output that is no usable answer")),
         (_errored("output does not match"), Answered(result={}), Way("errored", "a result that does not match the result schema")),
-        (_errored("x"), Crashed(reason="output is not JSON"), Way("errored", "output that is no usable answer")),
-        (_errored("exit status 3 (only after earlier cases: a fresh process passed, ...)"), Crashed(reason="exit status 3"),
-         Way("errored", "a crash only after other requests in one process")),
+        (_errored("x"), Crashed(reason="output is not JSON", kind=CrashKind.NOT_JSON),
+         Way("errored", "output that is no usable answer")),
         (Passed(case_id="x"), Answered(result={}), None),
     ],
 )
 def test_the_same_way(outcome: Any, answer: Answer, expected: Way | None) -> None:
     """How a failure is told apart (shrink.SAME_WAY)."""
     assert way(outcome, answer) == expected
+
+
+def test_a_crash_a_fresh_process_passes_is_told_by_the_retry() -> None:
+    crash = Crashed(reason="exit status 3", kind=CrashKind.EXIT_STATUS, exit_status=3)
+    assert way(_errored("exit status 3 (...)"), crash, fresh_passed=True) == shrink.ONLY_AFTER_OTHERS
+
+
+def test_a_crash_only_a_persistent_process_shows_has_nothing_to_shrink(tmp_path: Path, spec: Spec) -> None:
+    """Persistent mode crashes on a shuffle, a fresh process passes it: no failure of the case's own."""
+
+    def crash_on_shuffle(request: Request) -> Answer:
+        if b'"shuffle"' in request.payload:
+            return Crashed(reason="exited (status 3) during the case", kind=CrashKind.EXIT_STATUS, exit_status=3)
+        return right_answer(request)
+
+    launcher = FakeLauncher(persistent_answer=crash_on_shuffle, per_case_answer=right_answer)
+    with shrinker(load_case(long_case(tmp_path, spec), spec), spec, launcher, tmp_path) as it, \
+            pytest.raises(NoFailure, match="crashes only after other requests in the same process"):
+        it.shrink()
+
+
+def test_a_reported_error_quoting_the_retry_note_still_shrinks(tmp_path: Path, spec: Spec) -> None:
+    """An error the implementation reports in its own words, repeated in a fresh process, is a
+    failure to shrink, whatever those words say."""
+
+    def error_on_shuffle(request: Request) -> Answer:
+        if b'"shuffle"' in request.payload:
+            return Crashed(reason="reported an error: a fresh process passed", kind=CrashKind.ERROR_REPORTED)
+        return right_answer(request)
+
+    with shrinker(load_case(long_case(tmp_path, spec), spec), spec, fake(error_on_shuffle), tmp_path) as it:
+        result = it.shrink()
+    assert result.way == Way("errored", "output that is no usable answer")
+    assert [o["type"] for o in result.case.observations] == ["shuffle"]
 
 
 def test_a_long_case_shrinks_to_a_small_one_that_fails_the_same_way(tmp_path: Path, spec: Spec) -> None:
@@ -167,7 +212,7 @@ def test_a_crash_shrinks_to_what_makes_it_crash(tmp_path: Path, spec: Spec) -> N
 
     def crash_on_shuffle(request: Request) -> Answer:
         if b'"shuffle"' in request.payload:
-            return Crashed(reason="exited (status 3) during the case")
+            return Crashed(reason="exited (status 3) during the case", kind=CrashKind.EXIT_STATUS, exit_status=3)
         return right_answer(request)
 
     case = load_case(long_case(tmp_path, spec), spec)
