@@ -24,8 +24,8 @@ from typing import Any
 from cardid_conformance import files, report, schemas, strictjson
 from cardid_conformance.cases import Case, case_files
 from cardid_conformance.errors import UsageError
+from cardid_conformance.expect import KnownFailures
 from cardid_conformance.html import to_html
-from cardid_conformance.known import KnownFailures
 from cardid_conformance.markdown import to_markdown
 from cardid_conformance.outcome import Outcome, status
 from cardid_conformance.report import RunInfo, Verdict

@@ -20,15 +20,15 @@ from pathlib import Path
 from cardid_conformance import certificate, report, suite
 from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.errors import UsageError
+from cardid_conformance.expect import load_known_failures
 from cardid_conformance.files import describe, read_bounded
-from cardid_conformance.known import load_known_failures
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
-from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.process.stop import SIGNALS
 from cardid_runner.progress import Progress
 from cardid_runner.run import Run, perform
 from cardid_runner.terminal import Exit, say, show_result
+from cardid_runner.writing import OutputError, write_atomically
 
 _FORMATTER = argparse.RawDescriptionHelpFormatter
 

@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 from cardid_conformance import escape, suite
 from cardid_conformance.cases import Corpus, Role, case_files, load_corpus
 from cardid_conformance.errors import CardidError, SuiteError, UsageError
-from cardid_conformance.known import load_known_failures
+from cardid_conformance.expect import load_known_failures
 from cardid_conformance.lint import lint
 from cardid_conformance.outcome import Outcome
 from cardid_conformance.selection import Selection
@@ -37,15 +37,15 @@ from cardid_runner import (
     doctor,
     fuzz,
     harness,
-    knownfile,
+    knownfailures,
     logs,
     mutants,
     newcase,
     options,
-    outputs,
     provenance,
     rules,
     shrink,
+    writing,
 )
 from cardid_runner.adapter import Launcher
 from cardid_runner.process.stop import SIGNALS
@@ -225,7 +225,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     certify.add_parsers(commands)
     doctor.add_parser(commands)
-    for command in (rules, mutants, coverage, newcase, shrink, knownfile, logs, harness, fuzz):
+    for command in (rules, mutants, coverage, newcase, shrink, knownfailures, logs, harness, fuzz):
         command.add_parser(commands)
     return parser
 
@@ -348,7 +348,7 @@ def _list(args: argparse.Namespace) -> int:
     return Exit.FAILED if corpus.bugs else Exit.OK
 
 
-#: The options that name an output a stream may take (runner/outputs.py).
+#: The options that name an output a stream may take (runner/writing.py).
 _STREAMABLE = ("report_json", "junit", "markdown", "markdown_append")
 
 
@@ -360,7 +360,7 @@ def _run(args: argparse.Namespace, launcher: Launcher | None, timing: Timing) ->
     corpus = _corpus(args, spec)
     _check_outputs(args)
     named = [getattr(args, option) for option in _STREAMABLE]
-    if any(path is not None and outputs.descriptor(path) == 1 for path in named):
+    if any(path is not None and writing.descriptor(path) == 1 for path in named):
         with contextlib.redirect_stdout(sys.stderr):
             return _perform(args, spec, corpus, launcher, timing)
     return _perform(args, spec, corpus, launcher, timing)
@@ -432,7 +432,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         path = getattr(args, _DEST.get(option, option.lstrip("-").replace("-", "_")))
         if path is None:
             continue
-        fd = outputs.descriptor(path)
+        fd = writing.descriptor(path)
         key = Path(f"descriptor {fd}") if fd is not None else path.absolute().parent.resolve() / path.name
         if key in seen:
             raise UsageError(f"{seen[key]} and {option} both name {path}: give each its own path")

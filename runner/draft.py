@@ -28,8 +28,8 @@ from cardid_conformance.lint import NEEDS_REVIEW
 from cardid_conformance.spec import Spec
 from cardid_runner import execute
 from cardid_runner.adapter import Launcher
-from cardid_runner.outputs import OutputError, write_atomically
 from cardid_runner.session import Session
+from cardid_runner.writing import OutputError, write_atomically
 
 #: A case ID, as schema/case.schema.json's `id` allows (a test keeps the two equal).
 CASE_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")

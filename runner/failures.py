@@ -15,7 +15,7 @@ from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import Case, ReaderExpectation, Rejection, WriterExpectation
 from cardid_conformance.console import failure_lines
 from cardid_conformance.outcome import Errored, ExpectedFailure, Failed, Outcome
-from cardid_runner.outputs import OutputError, write_atomically
+from cardid_runner.writing import OutputError, write_atomically
 
 
 def save_failures(
@@ -29,7 +29,7 @@ def save_failures(
     request.json (the request sent), expected.json (the answer expected, `expected_answer`),
     output (and output.pretty.json), stderr.txt, failure.txt and rerun.sh.
 
-    Every file is written as reports are (runner/outputs.py), and a case's folder is never a
+    Every file is written as reports are (runner/writing.py), and a case's folder is never a
     symlink: nothing planted in `folder` redirects a write. A case whose files cannot be
     written does not stop the others: the problems are returned, one message per case.
     """

@@ -19,8 +19,8 @@ from cardid_conformance.sources.common import Imported, Inexpressible, LogError
 from cardid_conformance.sources.profile import RENDERERS
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
-from cardid_runner.outputs import OutputError, write_output
 from cardid_runner.terminal import Exit, emit, say
+from cardid_runner.writing import OutputError, write_output
 
 #: Each format's importer (its renderer: sources/profile.py's RENDERERS).
 IMPORTERS: Mapping[str, Callable[[str, str, Mapping[str, Any] | None], Imported]] = {

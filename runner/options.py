@@ -17,7 +17,7 @@ from pathlib import Path
 
 from cardid_conformance import files
 from cardid_conformance.sources.profile import RENDERERS
-from cardid_runner import outputs
+from cardid_runner import writing
 from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
 
@@ -122,7 +122,7 @@ def case_source(text: str) -> Path:
 
 def output_file(text: str) -> Path:
     """A file to write a report to: absent, or a regular file, in a folder that can be written;
-    or a stream (runner/outputs.py): `-` or another name of an open descriptor other than
+    or a stream (runner/writing.py): `-` or another name of an open descriptor other than
     standard input, a character device or a FIFO.
 
     A symlink at the name is replaced by the report, never followed, unless it leads to a
@@ -136,7 +136,7 @@ def output_file(text: str) -> Path:
 
 
 def _output_file(path: Path, text: str) -> Path:
-    fd = outputs.descriptor(path)
+    fd = writing.descriptor(path)
     if fd == 0:
         raise _refuse(f"takes a file to write: {text} is standard input")
     if fd is not None:
@@ -145,7 +145,7 @@ def _output_file(path: Path, text: str) -> Path:
         except OSError:
             raise _refuse(f"takes a file to write: {text} names descriptor {fd}, which is not open") from None
         return path
-    if outputs.is_stream(path):
+    if writing.is_stream(path):
         return path
     if path.is_symlink() or not path.exists():
         _check_folder(path.parent, text)

@@ -29,7 +29,7 @@ import pytest
 from cardid_conformance import console, escape, suite
 from cardid_conformance.cases import Case, Role, case_files, load_corpus
 from cardid_conformance.errors import CaseError, UsageError
-from cardid_conformance.known import KnownFailures, load_known_failures
+from cardid_conformance.expect import KnownFailures, load_known_failures
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,

@@ -18,9 +18,9 @@ from cardid_conformance import report, suite
 from cardid_conformance.answer import Answer
 from cardid_conformance.cases import Case, Corpus, changed_since
 from cardid_conformance.errors import UsageError
+from cardid_conformance.expect import KnownFailures, apply_known_failures
 from cardid_conformance.generate.campaign import Campaign
 from cardid_conformance.junit import to_junit
-from cardid_conformance.known import KnownFailures, apply_known_failures
 from cardid_conformance.markdown import to_markdown
 from cardid_conformance.outcome import CaseBug, NotApplicable, Outcome
 from cardid_conformance.selection import Selection
@@ -29,8 +29,8 @@ from cardid_conformance.spec import Spec
 from cardid_runner import execute, provenance
 from cardid_runner.adapter import Hello, Launcher
 from cardid_runner.failures import save_failures
-from cardid_runner.outputs import OutputError, append_to, write_output
 from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.writing import OutputError, append_to, write_output
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,7 +22,7 @@ from typing import Any, TextIO, cast
 
 from cardid_conformance import console, escape
 from cardid_conformance.cases import CaseChange
-from cardid_conformance.known import apply_known_failures
+from cardid_conformance.expect import apply_known_failures
 from cardid_conformance.outcome import CaseBug, Errored, NotRun, Outcome
 from cardid_conformance.report import Mode
 from cardid_runner.adapter import Hello

@@ -29,7 +29,7 @@ from cardid_conformance.outcome import (
     Skipped,
 )
 from cardid_conformance.spec import Level, Spec
-from cardid_runner import outputs
+from cardid_runner import writing
 from cardid_runner.cli import Exit, main
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -279,7 +279,7 @@ def test_interrupted_write_leaves_no_temporary_file(tmp_path: Path, monkeypatch:
 
     monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        outputs.write_atomically(target, b"new\n", what="--report-json")
+        writing.write_atomically(target, b"new\n", what="--report-json")
     assert target.read_text(encoding="utf-8") == "old\n"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
@@ -288,14 +288,14 @@ def test_a_name_near_the_limit_is_written(tmp_path: Path) -> None:
     """A file name of 250 characters (the system allows 255) leaves no room for a temporary
     name made of it and more: the temporary name is cut, and the file is written."""
     target = tmp_path / ("r" * 245 + ".json")
-    outputs.write_atomically(target, b"{}\n", what="--report-json")
+    writing.write_atomically(target, b"{}\n", what="--report-json")
     assert target.read_bytes() == b"{}\n" and [p.name for p in tmp_path.iterdir()] == [target.name]
 
 
 def test_written_file_has_the_usual_permissions(tmp_path: Path) -> None:
     """A report is readable as any file the user creates (the umask decides), not 0600."""
     target = tmp_path / "report.json"
-    outputs.write_atomically(target, b"{}\n", what="--report-json")
+    writing.write_atomically(target, b"{}\n", what="--report-json")
     umask = os.umask(0o022)
     os.umask(umask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
@@ -308,8 +308,8 @@ def test_unwritable_folder_during_the_run_is_an_error(tmp_path: Path) -> None:
     folder.mkdir()
     folder.chmod(0o500)
     try:
-        with pytest.raises(outputs.OutputError) as caught:
-            outputs.write_atomically(folder / "r.json", b"{}", what="--report-json")
+        with pytest.raises(writing.OutputError) as caught:
+            writing.write_atomically(folder / "r.json", b"{}", what="--report-json")
     finally:
         folder.chmod(0o700)
     assert caught.value.message == f"cannot write --report-json {folder / 'r.json'}: Permission denied"
@@ -338,11 +338,11 @@ def test_the_names_of_standard_output_are_written_to_it_never_renamed_over(
     def renamed_over(path: Path, data: bytes, *, what: str) -> None:
         raise AssertionError(f"{path} would be renamed over")
 
-    monkeypatch.setattr(outputs, "write_atomically", renamed_over)
+    monkeypatch.setattr(writing, "write_atomically", renamed_over)
     link = os.readlink("/dev/stdout")
     before = set(os.listdir("/dev"))
-    assert outputs.descriptor(Path(name)) == 1
-    outputs.write_output(Path(name), b'{"written": true}\n', what="--report-json")
+    assert writing.descriptor(Path(name)) == 1
+    writing.write_output(Path(name), b'{"written": true}\n', what="--report-json")
     assert capfd.readouterr().out == '{"written": true}\n'
     assert os.readlink("/dev/stdout") == link and set(os.listdir("/dev")) == before
 

@@ -299,7 +299,7 @@ def test_quoted_impossible_expiry_date_exits_2_with_the_line(
 
 def test_unquoted_expiry_date_still_works(tmp_path: Path) -> None:
     """The documented form `expires: 2027-03-31` (unquoted) is read as that date."""
-    from cardid_conformance.known import load_known_failures
+    from cardid_conformance.expect import load_known_failures
 
     known = tmp_path / "known.yaml"
     known.write_text(KNOWN, encoding="utf-8")

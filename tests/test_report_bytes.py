@@ -20,9 +20,9 @@ import pytest
 from cardid_conformance import certificate, report, schemas
 from cardid_conformance.cases import Case, ReaderExpectation, Rejection
 from cardid_conformance.compare import Difference
+from cardid_conformance.expect import KnownFailure, KnownFailures
 from cardid_conformance.generate.campaign import Campaign, Disagreement
 from cardid_conformance.junit import to_junit
-from cardid_conformance.known import KnownFailure, KnownFailures
 from cardid_conformance.outcome import (
     CaseBug,
     Errored,

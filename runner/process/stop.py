@@ -60,7 +60,7 @@ class Signals:
     def __init__(self) -> None:
         self.first: int | None = None
         #: How many signals came: a wait that must end at any further one (the write of a
-        #: report into a stream no one reads, runner/outputs.py) compares it with its start's.
+        #: report into a stream no one reads, runner/writing.py) compares it with its start's.
         self.received = 0
         self._previous: dict[int, Any] = {}
         self._active = False

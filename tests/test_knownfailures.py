@@ -1,4 +1,4 @@
-"""`cardid known-failures REPORT.json` (runner/knownfile.py): a known-failure file started from
+"""`cardid known-failures REPORT.json` (runner/knownfailures.py): a known-failure file started from
 a run report, which `cardid run --expect` then accepts for exactly those failures."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.compare import Difference
-from cardid_conformance.known import apply_known_failures, load_known_failures
+from cardid_conformance.expect import apply_known_failures, load_known_failures
 from cardid_conformance.outcome import Errored, ExpectedFailure, Failed, Outcome, Passed
 from cardid_conformance.spec import Level, Spec
-from cardid_runner import knownfile
+from cardid_runner import knownfailures
 from cardid_runner.cli import main
 from cardid_runner.run import Outputs, Run, conclude
 
@@ -80,7 +80,7 @@ def test_the_default_expiry_is_90_days_from_today(tmp_path: Path, spec: Spec, mo
     report = _report(tmp_path, spec, _outcomes())
     assert main(["known-failures", str(report)]) == 0
     known = load_known_failures(tmp_path / "known-failures.yaml")
-    assert {e.expires for e in known.entries} == {datetime.date.today() + datetime.timedelta(days=knownfile.DEFAULT_DAYS)}
+    assert {e.expires for e in known.entries} == {datetime.date.today() + datetime.timedelta(days=knownfailures.DEFAULT_DAYS)}
 
 
 def test_an_existing_file_is_never_replaced(tmp_path: Path, spec: Spec, capsys: pytest.CaptureFixture[str]) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from cardid_conformance.compare import Difference
 from cardid_conformance.errors import UsageError
-from cardid_conformance.known import (
+from cardid_conformance.expect import (
     KnownFailure,
     KnownFailures,
     apply_known_failures,

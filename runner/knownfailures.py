@@ -16,10 +16,10 @@ from typing import Any
 
 from cardid_conformance import caseyaml, escape, schemas, yamlfile
 from cardid_conformance.errors import UsageError
-from cardid_conformance.known import PLACEHOLDER_REASON, load_known_failures
-from cardid_runner import options, outputs
-from cardid_runner.outputs import OutputError, write_atomically
+from cardid_conformance.expect import PLACEHOLDER_REASON, load_known_failures
+from cardid_runner import options, writing
 from cardid_runner.resume import read_report
+from cardid_runner.writing import OutputError, write_atomically
 
 #: Days from today an entry expires, unless --expires says otherwise.
 DEFAULT_DAYS = 90
@@ -83,7 +83,7 @@ def expiry(text: str) -> datetime.date:
 def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int:
     """Write the known-failure file; print how many entries, and what to do next."""
     out: Path = args.out
-    if outputs.streams(out):
+    if writing.streams(out):
         raise UsageError(
             f"--out takes a file: {out} is a stream, and the known-failure file is kept to be read",
             hint="pass --out PATH for a file, such as known-failures.yaml",
