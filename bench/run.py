@@ -342,7 +342,7 @@ def overhead_figures(
 # ---------------------------------------------------------------------- 2. the corpus
 
 
-def run_corpus(cases: Sequence[Case], spec: Spec, options: execute.Options) -> tuple[float, float]:
+def run_corpus(cases: Sequence[Case], spec: Spec, options: execute.Invocation) -> tuple[float, float]:
     """Whole-run seconds, and seconds per case from first to last finished case (start-up excluded)."""
     stamps: list[float] = []
     began = time.perf_counter()
@@ -359,9 +359,9 @@ def run_corpus(cases: Sequence[Case], spec: Spec, options: execute.Options) -> t
 def figure_corpus(cases: Sequence[Case], spec: Spec, settings: Settings) -> list[Figure]:
     """(2) The corpus against the reference: persistent against --isolate, -j 1 against -j 2."""
     argv = execute.REFERENCE_ARGV
-    persistent = execute.Options(argv=argv)
-    isolate1 = execute.Options(argv=argv, isolate=True)
-    isolate2 = execute.Options(argv=argv, isolate=True, jobs=2)
+    persistent = execute.Invocation(argv=argv)
+    isolate1 = execute.Invocation(argv=argv, isolate=True)
+    isolate2 = execute.Invocation(argv=argv, isolate=True, jobs=2)
     runs: dict[str, list[tuple[float, float]]] = {"p": [], "i1": [], "i2": []}
     for _ in range(settings.corpus_repeats):
         for name, options in (("p", persistent), ("i1", isolate1), ("i2", isolate2)):

@@ -213,14 +213,14 @@ def badge(verdict: Verdict, spec_version: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Finding:
+class Check:
     """One thing `verify` checked: whether it matches, and a line saying so."""
 
     ok: bool
     text: str
 
 
-def read_certificate(bundle: Path) -> tuple[dict[str, Any] | None, list[Finding]]:
+def read_certificate(bundle: Path) -> tuple[dict[str, Any] | None, list[Check]]:
     """The bundle's certificate, or None and the finding that says why it cannot be used.
 
     A folder that is not there, or holds no certificate.json, or one that cannot be read, is
@@ -244,10 +244,10 @@ def read_certificate(bundle: Path) -> tuple[dict[str, Any] | None, list[Finding]
     try:
         data = strictjson.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError) as exc:
-        return None, [Finding(ok=False, text=f"{CERTIFICATE}: not strict JSON ({exc}): edited or damaged")]
+        return None, [Check(ok=False, text=f"{CERTIFICATE}: not strict JSON ({exc}): edited or damaged")]
     problem = schemas.first_problem("certificate", data)
     if problem is not None:
-        return None, [Finding(
+        return None, [Check(
             ok=False,
             text=f"{CERTIFICATE}: not a certificate (schema/certificate.schema.json: "
             f"{problem.where()}: {problem.message}): edited or damaged",
@@ -260,7 +260,7 @@ class Verification:
     """What `verify` found: the certificate (None if it is not one), and each finding."""
 
     certificate: Mapping[str, Any] | None
-    findings: tuple[Finding, ...]
+    findings: tuple[Check, ...]
 
     @property
     def ok(self) -> bool:
@@ -275,9 +275,9 @@ def verify(bundle: Path, suite_root: Path) -> Verification:
     if certificate is None:
         return Verification(certificate=None, findings=tuple(findings))
     if self_digest(certificate) == certificate["certificate_sha256"]:
-        findings.append(Finding(ok=True, text=f"{CERTIFICATE}: unchanged (its certificate_sha256 matches)"))
+        findings.append(Check(ok=True, text=f"{CERTIFICATE}: unchanged (its certificate_sha256 matches)"))
     else:
-        findings.append(Finding(
+        findings.append(Check(
             ok=False,
             text=f"{CERTIFICATE}: edited since it was written (its certificate_sha256 does not "
             "match its content)",
@@ -291,29 +291,29 @@ def verify(bundle: Path, suite_root: Path) -> Verification:
     return Verification(certificate=certificate, findings=tuple(findings))
 
 
-def _check_others(bundle: Path) -> list[Finding]:
+def _check_others(bundle: Path) -> list[Check]:
     """Files beside the bundle's own: the certificate vouches for none of them (an index.html
     an implementation wrote into the folder during the run would be served as the page)."""
     try:
         names = sorted(entry.name for entry in bundle.iterdir())
     except OSError as exc:
-        return [Finding(ok=False, text=f"the bundle folder cannot be listed ({files.describe(exc)})")]
+        return [Check(ok=False, text=f"the bundle folder cannot be listed ({files.describe(exc)})")]
     own = {CERTIFICATE, *BUNDLE_FILES}
     return [
-        Finding(ok=False, text=f"{name}: not part of the bundle (the certificate vouches for no "
+        Check(ok=False, text=f"{name}: not part of the bundle (the certificate vouches for no "
                 f"file but its own five; `certify --force` keeps files it did not write)")
         for name in names
         if name not in own
     ]
 
 
-def _check_report(certificate: Mapping[str, Any], path: Path) -> list[Finding]:
+def _check_report(certificate: Mapping[str, Any], path: Path) -> list[Check]:
     """The certificate says what the report it vouches for says: its verdict, and each case's
     status (a certificate sealed anew over another verdict names the real report's hash)."""
     try:
         report = strictjson.read_file(path, _MAX_BYTES)
     except strictjson.Unreadable as exc:
-        return [Finding(ok=False, text=f"report.json: cannot be read as the report ({exc.problem})")]
+        return [Check(ok=False, text=f"report.json: cannot be read as the report ({exc.problem})")]
     if not isinstance(report, dict):
         report = {}  # its hash matched: then nothing in it can say what the certificate says
     said = certificate["verdict"]
@@ -323,43 +323,43 @@ def _check_report(certificate: Mapping[str, Any], path: Path) -> list[Finding]:
     reported = {r.get("case"): r.get("status") for r in report.get("results", []) if isinstance(r, dict)}
     if differ or statuses != reported:
         what = f"verdict ({', '.join(differ)})" if differ else "case statuses"
-        return [Finding(ok=False, text=f"{CERTIFICATE}: its {what} differ from the report it vouches for")]
-    return [Finding(ok=True, text=f"{CERTIFICATE}: its verdict and case statuses are the report's")]
+        return [Check(ok=False, text=f"{CERTIFICATE}: its {what} differ from the report it vouches for")]
+    return [Check(ok=True, text=f"{CERTIFICATE}: its verdict and case statuses are the report's")]
 
 
-def _check_file(path: Path, name: str, expected: str) -> Finding:
+def _check_file(path: Path, name: str, expected: str) -> Check:
     if not path.exists() and not path.is_symlink():
-        return Finding(ok=False, text=f"{name}: missing")
+        return Check(ok=False, text=f"{name}: missing")
     try:
         data = files.read_bounded(path, _MAX_BYTES)
     except OSError as exc:
-        return Finding(ok=False, text=f"{name}: cannot be read ({files.describe(exc)})")
+        return Check(ok=False, text=f"{name}: cannot be read ({files.describe(exc)})")
     if sha256(data) != expected:
-        return Finding(ok=False, text=f"{name}: edited (its sha256 is not the certificate's)")
-    return Finding(ok=True, text=f"{name}: matches the certificate")
+        return Check(ok=False, text=f"{name}: edited (its sha256 is not the certificate's)")
+    return Check(ok=True, text=f"{name}: matches the certificate")
 
 
-def _check_suite(certificate: Mapping[str, Any], root: Path) -> list[Finding]:
+def _check_suite(certificate: Mapping[str, Any], root: Path) -> list[Check]:
     counts = Counter(entry["path"] for entry in certificate["manifest"])
     twice = sorted(path for path, count in counts.items() if count > 1)
     if twice:  # a dict would keep one of them silently
-        return [Finding(ok=False, text=f"{CERTIFICATE}: its manifest lists {', '.join(twice[:5])} more "
+        return [Check(ok=False, text=f"{CERTIFICATE}: its manifest lists {', '.join(twice[:5])} more "
                         "than once: edited or damaged")]
     made_from = {entry["path"]: entry["sha256"] for entry in certificate["manifest"]}
     try:
         here = manifest(root)
     except UsageError as exc:
-        return [Finding(ok=False, text=f"suite: {exc.message}")]
+        return [Check(ok=False, text=f"suite: {exc.message}")]
     findings = []
     for path in sorted(made_from.keys() | here.keys()):
         if path not in here:
-            findings.append(Finding(ok=False, text=f"suite file {path}: in the certificate, not in this suite"))
+            findings.append(Check(ok=False, text=f"suite file {path}: in the certificate, not in this suite"))
         elif path not in made_from:
-            findings.append(Finding(ok=False, text=f"suite file {path}: in this suite, not in the certificate"))
+            findings.append(Check(ok=False, text=f"suite file {path}: in this suite, not in the certificate"))
         elif here[path] != made_from[path]:
-            findings.append(Finding(ok=False, text=f"suite file {path}: differs from the one the certificate was made from"))
+            findings.append(Check(ok=False, text=f"suite file {path}: differs from the one the certificate was made from"))
     if not findings:
-        findings.append(Finding(
+        findings.append(Check(
             ok=True,
             text=f"suite: all {len(here)} files (spec, schemas, cases) match those the certificate "
             f"was made from ({root})",

@@ -2,7 +2,7 @@
 against its own definition in schema/protocol.schema.json.
 
 Nothing here raises on anything an implementation can write: every function returns a value,
-or a `Problem` saying in one line what was wrong. Strings the implementation chose (rejection
+or a `Breach` saying in one line what was wrong. Strings the implementation chose (rejection
 and error messages) are kept as `escape.store` makes them: a lone surrogate or a control
 character is written as its escape.
 """
@@ -32,7 +32,7 @@ MAX_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
-class Problem:
+class Breach:
     """Why bytes are not the message that was due: in words, and as a kind (what is done about
     it goes by the kind, never by the words, which quote what the implementation wrote)."""
 
@@ -41,7 +41,7 @@ class Problem:
 
 
 @dataclass(frozen=True, slots=True)
-class NotJson(Problem):
+class NotJson(Breach):
     """Bytes that are no JSON text at all (a log line, a debug print), as opposed to JSON of the
     wrong shape: standard output holds more than the protocol's messages."""
 
@@ -53,7 +53,7 @@ class OverSeveralLines(NotJson):
 
 
 @dataclass(frozen=True, slots=True)
-class Refused(Problem):
+class Refused(Breach):
     """The `start` line answered with a start rejection (#/$defs/start-rejected): the
     implementation chose per-case mode, as it may."""
 
@@ -111,20 +111,20 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
-def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | Problem:
+def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | Breach:
     """Strict JSON from UTF-8 bytes: no duplicate keys, no NaN or Infinity, and (`scalars`) no
     lone surrogate in any string; any depth and size without raising."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return Problem(f"{what} is not UTF-8 (byte {exc.start})", CrashKind.NOT_UTF8)
+        return Breach(f"{what} is not UTF-8 (byte {exc.start})", CrashKind.NOT_UTF8)
     try:
         value = strictjson.loads(text)
     except strictjson.DuplicateKey as exc:
-        return Problem(f"{what} is not strict JSON: duplicate key {quote(exc.key)}",
+        return Breach(f"{what} is not strict JSON: duplicate key {quote(exc.key)}",
                        CrashKind.NOT_STRICT_JSON)
     except RecursionError:
-        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels",
+        return Breach(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels",
                        CrashKind.TOO_DEEP)
     except ValueError as exc:  # JSONDecodeError, an integer of too many digits, NaN
         if not text.strip():
@@ -141,13 +141,13 @@ def decode(data: bytes, what: str = "output", *, scalars: bool = True) -> Any | 
             CrashKind.NOT_JSON,
         )
     except (MemoryError, OverflowError) as exc:  # pragma: no cover - defensive
-        return Problem(f"{what} is not usable JSON: {type(exc).__name__}", CrashKind.TOO_DEEP)
+        return Breach(f"{what} is not usable JSON: {type(exc).__name__}", CrashKind.TOO_DEEP)
     if (
         type(value) in (dict, list)
         and data.count(b"[") + data.count(b"{") > MAX_DEPTH
         and _deeper_than(value, MAX_DEPTH)
     ):
-        return Problem(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels",
+        return Breach(f"{what} is not usable JSON: nested deeper than {MAX_DEPTH} levels",
                        CrashKind.TOO_DEEP)
     if scalars:
         return _scalars_only(value, data, what)
@@ -170,13 +170,13 @@ def _deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def _scalars_only(value: Any, data: bytes, what: str) -> Any | Problem:
-    """The value, or a Problem if one of its strings holds a lone surrogate (only a surrogate
+def _scalars_only(value: Any, data: bytes, what: str) -> Any | Breach:
+    """The value, or a Breach if one of its strings holds a lone surrogate (only a surrogate
     escape in the JSON text can put one there, so most texts are not walked)."""
     if _SURROGATE_ESCAPE.search(data):
         surrogate = _lone_surrogate(value)
         if surrogate is not None:
-            return Problem(f"{what} holds a lone surrogate ({surrogate}), which is not Unicode",
+            return Breach(f"{what} holds a lone surrogate ({surrogate}), which is not Unicode",
                            CrashKind.LONE_SURROGATE)
     return value
 
@@ -188,12 +188,12 @@ def _type_name(value: Any) -> str:
     }.get(type(value), type(value).__name__)
 
 
-def parse_hello(line: bytes) -> Hello | Refused | Problem:
+def parse_hello(line: bytes) -> Hello | Refused | Breach:
     """The handshake (protocol.schema.json#/$defs/handshake), or why persistent mode is off:
     a start rejection (#/$defs/start-rejected), a line that is no JSON (`NotJson`; pretty-printed
-    JSON is `OverSeveralLines`), or JSON of the wrong shape (a `Problem`)."""
+    JSON is `OverSeveralLines`), or JSON of the wrong shape (a `Breach`)."""
     message = decode(line, "the handshake")
-    if isinstance(message, Problem):
+    if isinstance(message, Breach):
         return message
     if isinstance(message, dict) and "rejected" in message and "protocol" not in message:
         problem = schemas.first_problem("protocol#start-rejected", message)
@@ -201,7 +201,7 @@ def parse_hello(line: bytes) -> Hello | Refused | Problem:
             return Refused(f"refused persistent mode: {escape.store(message['rejected'])[:300]}")
     problem = schemas.first_problem("protocol#handshake", message)
     if problem is not None:
-        return Problem(
+        return Breach(
             f"the handshake does not match protocol.schema.json#/$defs/handshake at "
             f"{problem.where()}: {escape.store(problem.message)[:200]}: {quote(line)}",
             CrashKind.HANDSHAKE,
@@ -216,42 +216,42 @@ def parse_hello(line: bytes) -> Hello | Refused | Problem:
 _KINDS = ("result", "rejected", "error")
 
 
-def parse_reply(line: bytes, expected: int) -> Reply | Problem:
+def parse_reply(line: bytes, expected: int) -> Reply | Breach:
     """One answer line (protocol.schema.json#/$defs/answer), or what is wrong with it. A
     well-formed reply may still carry another integer seq than `expected` (a second answer to
     an earlier request): the caller decides."""
     message = decode(line, "the answer line", scalars=False)  # messages are stored escaped
-    if isinstance(message, Problem):
+    if isinstance(message, Breach):
         return message
     if not isinstance(message, dict):
-        return Problem(f"wrote {_type_name(message)} where an answer object was due: {quote(line)}",
+        return Breach(f"wrote {_type_name(message)} where an answer object was due: {quote(line)}",
                        CrashKind.NOT_AN_ANSWER)
     seq = message.get("seq")
     if "seq" not in message:
-        return Problem(f"answered without seq: {quote(line)}", CrashKind.SEQ)
+        return Breach(f"answered without seq: {quote(line)}", CrashKind.SEQ)
     if type(seq) is not int:
         shown = json.dumps(seq, ensure_ascii=False)
         shown = escape.store(shown[:40]) + ("..." if len(shown) > 40 else "")
-        return Problem(f"answered seq {shown}, expected {expected} (the very integer sent)", CrashKind.SEQ)
+        return Breach(f"answered seq {shown}, expected {expected} (the very integer sent)", CrashKind.SEQ)
     kinds = [kind for kind in _KINDS if kind in message]
     if not kinds:
-        return Problem(f"answered without result, rejected or error: {quote(line)}", CrashKind.NOT_AN_ANSWER)
+        return Breach(f"answered without result, rejected or error: {quote(line)}", CrashKind.NOT_AN_ANSWER)
     if len(kinds) > 1:
-        return Problem(f"answered with both {kinds[0]} and {kinds[1]}: one answer holds one of them",
+        return Breach(f"answered with both {kinds[0]} and {kinds[1]}: one answer holds one of them",
                        CrashKind.NOT_AN_ANSWER)
     kind = kinds[0]
     value = message[kind]
     envelope = {**message, kind: {} if isinstance(value, dict) else value}  # the result is judged apart
     problem = schemas.first_problem(f"protocol#answer-{kind}", envelope)
     if problem is not None:
-        return Problem(
+        return Breach(
             f"the answer does not match protocol.schema.json#/$defs/answer-{kind} at "
             f"{problem.where()}: {escape.store(problem.message)[:200]}",
             CrashKind.ANSWER_SCHEMA,
         )
     if kind == "result":
         checked = _scalars_only(value, line, "the result")
-        if isinstance(checked, Problem):
+        if isinstance(checked, Breach):
             return checked
     return Reply(seq=seq, kind=kind, value=value)
 
@@ -293,7 +293,7 @@ def per_case_answer(
     the request's, tells a result written with the wrong status."""
     if code == 0:
         result = decode(output)
-        if isinstance(result, Problem):
+        if isinstance(result, Breach):
             return Crashed(reason=result.reason, kind=result.kind, output=output[:2000], stderr=stderr,
                            seconds=seconds)
         if schemas.is_valid("protocol#start-rejected", result):
@@ -318,7 +318,7 @@ def _rejection(output: bytes, stderr: str, seconds: float, role: Role | None) ->
     would let a program that cannot even start pass every must-reject case.
     """
     message = decode(output, scalars=False)
-    if not isinstance(message, Problem) and schemas.is_valid("protocol#start-rejected", message):
+    if not isinstance(message, Breach) and schemas.is_valid("protocol#start-rejected", message):
         return Rejected(message=escape.store(message["rejected"])[:500], stderr=stderr, seconds=seconds)
     roles = tuple(Role) if role is None else (role,)
     if isinstance(message, dict) and any(schemas.is_valid(f"{r}-output", message) for r in roles):
@@ -334,7 +334,7 @@ def _rejection(output: bytes, stderr: str, seconds: float, role: Role | None) ->
             "an uncaught error"
         )
         kind = CrashKind.NO_REJECTION_OBJECT
-        if isinstance(message, Problem) and output.strip():
+        if isinstance(message, Breach) and output.strip():
             reason += f"; standard output is not JSON, its first bytes: {first_bytes(output)}; {LOGS_TO_STDERR}"
             kind = CrashKind.NOT_JSON  # what to fix first: logs on standard output
     return Crashed(reason=reason, kind=kind, exit_status=1, output=output[:2000], stderr=stderr,

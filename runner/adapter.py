@@ -21,7 +21,7 @@ from typing import Protocol
 from cardid_conformance import escape, protocol
 from cardid_conformance.answer import Answer, Crashed, CrashKind, Unsupported
 from cardid_conformance.cases import Role
-from cardid_conformance.protocol import Hello, Problem, Reply
+from cardid_conformance.protocol import Breach, Hello, Reply
 from cardid_runner.handshake import Handshake, why_not
 from cardid_runner.process.errors import NoResources, ProcessError
 from cardid_runner.process.reads import (
@@ -373,7 +373,7 @@ class Persistent:
                         tag = self._answered[reply.seq]
                         self.violations.setdefault(tag, "answered the same request twice")
                         continue
-                    if isinstance(reply, Problem):
+                    if isinstance(reply, Breach):
                         return self._crash(reply.reason, began, kind=reply.kind, output=data,
                                            protocol_only=True, earlier=earlier)
                     if reply.seq != seq:

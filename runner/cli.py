@@ -420,7 +420,7 @@ def _perform(
     return show_result(the_run, result, quiet=args.quiet, report_json=args.report_json, shown=shown)
 
 
-#: Options whose destination is not their name: --expect names the known-failure file.
+#: Invocation whose destination is not their name: --expect names the known-failure file.
 _DEST = {"--expect": "known_failures"}
 
 

@@ -25,7 +25,7 @@ from cardid_conformance import escape, protocol, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, CrashKind, Rejected, Unsupported
 from cardid_conformance.cases import Case, Rejection, Role, load_case
 from cardid_conformance.errors import CaseError, SuiteError, UsageError
-from cardid_conformance.protocol import Hello, NotJson, OverSeveralLines, Problem, Refused
+from cardid_conformance.protocol import Breach, Hello, NotJson, OverSeveralLines, Refused
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute, options
 from cardid_runner.adapter import (
@@ -171,7 +171,7 @@ class Doctor:
     ) -> None:
         self.argv = list(argv)
         self.role = None if role is None else Role(role)
-        limits = execute.Options.scaled(tuple(argv), multiplier=multiplier, timing=timing)
+        limits = execute.Invocation.scaled(tuple(argv), multiplier=multiplier, timing=timing)
         self.timeout, self.start_timeout = limits.timeout, limits.start_timeout
         self.quiet = limits.timing.quiet
         self.stop_grace = STOP_GRACE * max(1.0, multiplier)
@@ -241,7 +241,7 @@ class Doctor:
                 yield problem(f"persistent mode: {reason}", ONE_LINE_HINT)
             case NotJson(reason=reason):
                 yield problem(f"persistent mode: {reason}", LOGS_HINT)
-            case Problem(reason=reason):
+            case Breach(reason=reason):
                 yield problem(f"persistent mode: {reason}", f"the handshake is {HANDSHAKE}")
         return None
 
@@ -296,7 +296,7 @@ class Doctor:
                 reply = protocol.parse_reply(data, seq)
             case _:
                 return False
-        if isinstance(reply, Problem):
+        if isinstance(reply, Breach):
             yield problem(f"{what}: {reply.reason}", None, stderr, reply.kind)
             return False
         if reply.seq in answered:

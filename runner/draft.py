@@ -107,7 +107,7 @@ class Reference(Session):
     implementation (runner/session.py)."""
 
     def __init__(self, launcher: Launcher | None = None, *, timeout: float = execute.DEFAULT_TIMEOUT) -> None:
-        options = execute.Options(argv=execute.REFERENCE_ARGV, timeout=timeout)
+        options = execute.Invocation(argv=execute.REFERENCE_ARGV, timeout=timeout)
         super().__init__(options, launcher, unnamed="the bundled reference")
 
 

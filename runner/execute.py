@@ -54,7 +54,7 @@ STARTUP_SAMPLE = 5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Options:
+class Invocation:
     """How to run: the command, the mode, time limits and parallelism."""
 
     argv: tuple[str, ...]
@@ -71,8 +71,8 @@ class Options:
     def scaled(
         cls, argv: tuple[str, ...], *, multiplier: float, isolate: bool = False, jobs: int = 1,
         timing: Timing = DEFAULT,
-    ) -> Options:
-        """Options with both time limits scaled by one `--timeout-multiplier`, and the quiet
+    ) -> Invocation:
+        """Invocation with both time limits scaled by one `--timeout-multiplier`, and the quiet
         time with them (up, never down)."""
         return cls(
             argv=argv,
@@ -155,7 +155,7 @@ class _Startup:
 
 def run_cases(
     cases: Sequence[Case],
-    options: Options,
+    options: Invocation,
     spec: Spec,
     progress: Callable[[Outcome], None] | None = None,
     *,

@@ -246,7 +246,7 @@ def main(args: argparse.Namespace) -> int:
     if args.mutants:
         return mutants_found(chosen, spec)
     argv = execute.implementation_argv(args.impl)
-    opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier)
+    opts = execute.Invocation.scaled(argv, multiplier=args.timeout_multiplier)
     session = Session(opts)
     try:
         result = campaign(chosen, session, spec, lambda d: say(d.line()))
@@ -319,7 +319,7 @@ def mutants_found(chosen: list[int], spec: Spec) -> int:
     return Exit.FAILED if missed else Exit.OK
 
 
-def write_cases(folder: Path, found: tuple[Disagreement, ...], args: argparse.Namespace, opts: execute.Options,
+def write_cases(folder: Path, found: tuple[Disagreement, ...], args: argparse.Namespace, opts: execute.Invocation,
                 spec: Spec) -> None:
     """One case per kind and rule of disagreement, the first game of each, shrunk."""
     firsts: dict[tuple[str, str], Disagreement] = {}

@@ -7,7 +7,7 @@ After the `start` line, lines are read until one that is not blank; meanwhile an
 seen waiting for input (runner/process/idle.py) is a per-case adapter, or a persistent one that
 does not flush (`Waiting`, which `late` tells apart). The line is judged by
 conformance/protocol.py: the handshake (`Hello`), a start rejection (`Refused`), no JSON at all
-(`NotJson`; pretty-printed JSON is `OverSeveralLines`), or JSON of the wrong shape (`Problem`).
+(`NotJson`; pretty-printed JSON is `OverSeveralLines`), or JSON of the wrong shape (`Breach`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from cardid_conformance.protocol import Hello, Problem, parse_hello
+from cardid_conformance.protocol import Breach, Hello, parse_hello
 from cardid_runner.process import idle
 from cardid_runner.process.reads import MAX_OUTPUT, Ended, Line, Read, Stopped, TimedOut, TooLong
 from cardid_runner.process.transport import Process
@@ -39,9 +39,9 @@ class Exited:
 
 
 #: A handshake that gave no Hello: a start rejection or a line that is no handshake (a
-#: Problem); the implementation waiting for input, exited, silent until the allowance ran out
+#: Breach); the implementation waiting for input, exited, silent until the allowance ran out
 #: (TimedOut), writing a line over the limit (TooLong), or the run interrupted (Stopped).
-NoHello = Problem | idle.Waiting | Exited | TimedOut | TooLong | Stopped
+NoHello = Breach | idle.Waiting | Exited | TimedOut | TooLong | Stopped
 #: What a handshake gives.
 Shaken = Hello | NoHello
 
@@ -100,7 +100,7 @@ def why_not(shaken: NoHello, timeout: float) -> str:
     match shaken:
         case idle.Waiting():
             return WAITING
-        case Problem(reason=reason):  # a Refused too: the implementation chose per-case mode
+        case Breach(reason=reason):  # a Refused too: the implementation chose per-case mode
             return reason
         case Exited(code=code):
             return "exited at the handshake" + (f" (status {code})" if code is not None else "")

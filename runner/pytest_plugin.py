@@ -98,7 +98,7 @@ _PACKAGE_DIR = Path(suite.__file__).resolve().parent
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     """Collect the suite's `conformance` package directory as the case corpus."""
     if path.resolve() == _PACKAGE_DIR:
-        return Corpus.from_parent(parent, path=path)
+        return CaseDirectory.from_parent(parent, path=path)
     return None
 
 
@@ -110,7 +110,7 @@ def _case_runner(config: pytest.Config) -> CaseRunner:
             argv = execute.implementation_argv(command)
         except UsageError as exc:
             raise pytest.UsageError(exc.render()) from None
-        options = execute.Options.scaled(
+        options = execute.Invocation.scaled(
             argv,
             multiplier=config.getoption("--timeout-multiplier"),
             isolate=config.getoption("--isolate"),
@@ -363,7 +363,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
         terminalreporter.write_line(escape.show(f"cardid report: {path}"))
 
 
-class Corpus(pytest.Directory):
+class CaseDirectory(pytest.Directory):
     """The case corpus, collected as one item per case, in case-ID order."""
 
     def collect(self) -> Iterator[pytest.Item]:

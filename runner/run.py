@@ -82,8 +82,8 @@ class Run:
         """The implementation as the report names it."""
         return self.impl or "cardid reference"
 
-    def options(self) -> execute.Options:
-        return execute.Options.scaled(
+    def options(self) -> execute.Invocation:
+        return execute.Invocation.scaled(
             self.argv, multiplier=self.multiplier, isolate=self.isolate, jobs=self.jobs,
             timing=self.timing,
         )
@@ -179,7 +179,7 @@ def perform(
     """Select, run what was not resumed, and conclude. `progress` is given each case's outcome as
     it finishes, `on_start` the handshake and the mode before the first case runs. `launcher`
     runs the implementation (by default, real processes of the Run's command:
-    `Options.launcher`)."""
+    `Invocation.launcher`)."""
     selected = run.selected()
     if not selected and not run.corpus.bugs:
         raise UsageError("the selection matches no case", hint="try `cardid list` with the same options")

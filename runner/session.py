@@ -29,7 +29,7 @@ from cardid_runner.process.stop import STOP
 from cardid_runner.starting import LimitReached
 
 if TYPE_CHECKING:  # runner/execute.py imports this module
-    from cardid_runner.execute import Options
+    from cardid_runner.execute import Invocation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,7 +84,7 @@ class CaseRunner:
 
     def __init__(
         self,
-        options: Options,
+        options: Invocation,
         spec: Spec,
         *,
         mode: Mode,
@@ -103,7 +103,7 @@ class CaseRunner:
         self.late_violations: dict[str, str] = {}
 
     @classmethod
-    def started(cls, options: Options, spec: Spec, launcher: Launcher | None = None) -> CaseRunner:
+    def started(cls, options: Invocation, spec: Spec, launcher: Launcher | None = None) -> CaseRunner:
         """A case runner whose mode is probed now: the probe's process serves its cases, rather
         than being stopped and started again (the pytest plugin, `shrink`)."""
         launcher = launcher or options.launcher()
@@ -206,7 +206,7 @@ class CaseRunners:
     first of them (starting a second one cost as much as the whole corpus takes to run in
     persistent mode); the breaches they saw late, gathered when they close."""
 
-    def __init__(self, options: Options, spec: Spec, launcher: Launcher) -> None:
+    def __init__(self, options: Invocation, spec: Spec, launcher: Launcher) -> None:
         self._options = options
         self._spec = spec
         self._launcher = launcher
@@ -255,7 +255,7 @@ class Session:
 
     def __init__(
         self,
-        options: Options,
+        options: Invocation,
         launcher: Launcher | None = None,
         *,
         unnamed: str = "the implementation",

@@ -185,7 +185,7 @@ class Shrinker:
     def __init__(
         self,
         case: Case,
-        opts: execute.Options,
+        opts: execute.Invocation,
         spec: Spec,
         *,
         path: Path,
@@ -370,7 +370,7 @@ def main(args: argparse.Namespace) -> int:
         raise UsageError(f"{new_id} is longer than a case ID may be ({draft.CASE_ID_MAX})", hint="pass --id NEW_ID")
     path = draft.target(new_id, args.out, case.path.parent)
     argv = execute.implementation_argv(args.impl)
-    opts = execute.Options.scaled(argv, multiplier=args.timeout_multiplier, isolate=args.isolate)
+    opts = execute.Invocation.scaled(argv, multiplier=args.timeout_multiplier, isolate=args.isolate)
     print(escape.show(f"shrink: running {case.id} against {args.impl}"), flush=True)
     try:
         with Shrinker(case, opts, spec, path=path, new_id=new_id) as shrinker:

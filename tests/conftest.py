@@ -64,6 +64,12 @@ QUIET = 0.15
 
 #: The shared real data (CR text, card printings); tests needing it skip when it is absent.
 DATA = Path(os.environ.get("CARDID_DATA", ROOT.parent / "shared" / "data"))
+#: The real Arena recording of the shared data, read at test time, never copied.
+RECORDING = DATA / "logs" / "arena" / "mtgatool-match-test-2020-07.gre.jsonl.gz"
+needs_recording = pytest.mark.skipif(
+    not RECORDING.exists(),
+    reason=f"the real Arena recording is not at {RECORDING} (set CARDID_DATA to the shared data)",
+)
 
 #: A small writer case: a card drawn, cast, resolved, shuffled away, and another copy drawn.
 WRITER_CASE: dict[str, Any] = {

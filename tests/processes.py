@@ -3,6 +3,7 @@ tests run, whether a process still runs, and `cardid` in a thread that cannot ha
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +12,12 @@ from cardid_runner.cli import main
 
 #: The fake implementation (tests/fakes/fake_impl.py): `python FAKE BEHAVIOUR [ARG]`.
 FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+
+
+def fake(behaviour: str, arg: str = "") -> str:
+    """The --impl command for the fake implementation behaving as `behaviour`."""
+    return f"{sys.executable} {FAKE} {behaviour} {arg}".strip()
+
 #: The case the fake misbehaves on.
 FAULT_TARGET = "reader-unknown-name"
 #: The target last, after two cases answered by the same process.

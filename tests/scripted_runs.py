@@ -12,7 +12,7 @@ from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.outcome import Errored, status
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute
-from cardid_runner.execute import Execution, Options
+from cardid_runner.execute import Execution, Invocation
 
 from tests.conftest import ROOT
 from tests.fakes.scripted import Behaviour, launcher
@@ -33,7 +33,7 @@ def cases(ids: Sequence[str] = IDS) -> list[Case]:
 
 def run(behaviour: Behaviour, *, isolate: bool = False, ids: Sequence[str] = IDS, jobs: int = 1,
         timeout: float = 1.0) -> Execution:
-    options = Options(argv=("scripted",), isolate=isolate, timeout=timeout, start_timeout=3.0, jobs=jobs)
+    options = Invocation(argv=("scripted",), isolate=isolate, timeout=timeout, start_timeout=3.0, jobs=jobs)
     return execute.run_cases(cases(ids), options, load_spec(), launcher=launcher(behaviour))
 
 

@@ -17,13 +17,7 @@ from cardid_conformance.sources.common import Inexpressible, LogError, carried
 from cardid_conformance.sources.profile import not_applicable
 from cardid_reference.writer import write
 
-from tests.conftest import DATA
-
-RECORDING = DATA / "logs" / "arena" / "mtgatool-match-test-2020-07.gre.jsonl.gz"
-needs_recording = pytest.mark.skipif(
-    not RECORDING.exists(),
-    reason=f"the real Arena recording is not at {RECORDING} (set CARDID_DATA to the shared data)",
-)
+from tests.conftest import RECORDING, needs_recording
 
 
 def _writer_cases(corpus_cases: list[Case]) -> list[Case]:

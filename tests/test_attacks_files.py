@@ -34,9 +34,8 @@ from cardid_runner.cli import Exit, main
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.processes import main_within
+from tests.processes import FAKE, main_within
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 HOSTILE_IMPL = f"{sys.executable} {FAKE} hostile-text"
 #: What no output line may hold raw: C0 but tab and newline, DEL, C1, separators, bidi
 #: controls, surrogates, U+FFFE/U+FFFF, and the invisible characters the hostile text holds.

@@ -5,14 +5,11 @@ tests/test_xdist.py); nothing reaches pytest as an internal error, and the other
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import ROOT
-
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
-
+from tests.processes import FAKE
 
 #: 21 items, and so 10 hostile lines: the serial run meets every one of them. Whole names: a
 #: prefix would take in each new case that shares it.

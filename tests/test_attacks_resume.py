@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import ROOT
+from tests.processes import FAKE
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 COMMAND = f"{sys.executable} {FAKE} rename"
 READERS = ["reader-unknown-name", "reader-quoted-owner", "reader-token-and-copy-markers"]
 

@@ -15,7 +15,7 @@ from cardid_conformance.outcome import status
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
-from cardid_runner.execute import Execution, Options
+from cardid_runner.execute import Execution, Invocation
 from cardid_runner.process.reads import MAX_OUTPUT
 
 from tests.fakes.scripted import (
@@ -407,7 +407,7 @@ def test_handshake_that_changes_on_restart_is_not_believed() -> None:
             persistent=lambda m, seq, served: [*persistent_right(m, seq), Exit(0)],  # quiet exit
         ))
 
-    options = Options(argv=("scripted",), timeout=1.0, start_timeout=3.0)
+    options = Invocation(argv=("scripted",), timeout=1.0, start_timeout=3.0)
     execution = execute.run_cases(
         cases(), options, load_spec(), launcher=ProcessLauncher(("scripted",), 3.0, spawn=spawn)
     )

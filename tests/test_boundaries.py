@@ -64,3 +64,21 @@ def test_the_process_package_imports_nothing_of_the_runner_outside_itself() -> N
         for path in sorted((ROOT / "runner" / "process").rglob("*.py"))
     }
     assert not {name: bad for name, bad in found.items() if bad}
+
+
+def test_no_test_module_imports_another() -> None:
+    """What several test modules share lives in a module of its own (conftest.py, processes.py,
+    report_scenarios.py, ...), never in another test module: importing one runs its module-level
+    code and ties two files' fixtures together."""
+    importers = []
+    for path in sorted((ROOT / "tests").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            if any(name.split(".")[:2][-1].startswith("test_") and name.startswith("tests.") for name in names):
+                importers.append(f"{path.name}: {names[0]}")
+    assert not importers, importers

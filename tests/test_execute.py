@@ -15,7 +15,7 @@ from cardid_conformance.outcome import Errored, status
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Request
-from cardid_runner.execute import Execution, Options
+from cardid_runner.execute import Execution, Invocation
 from cardid_runner.process.stop import STOP
 from cardid_runner.session import CaseRunner, Mode, probe_mode
 
@@ -31,7 +31,7 @@ def _clear_stop() -> Any:
 
 
 def run(fake: FakeLauncher, *, isolate: bool = False, jobs: int = 1, ids: tuple[str, ...] = IDS) -> Execution:
-    options = Options(argv=("fake",), isolate=isolate, timeout=1.0, start_timeout=3.0, jobs=jobs)
+    options = Invocation(argv=("fake",), isolate=isolate, timeout=1.0, start_timeout=3.0, jobs=jobs)
     return execute.run_cases(cases(ids), options, load_spec(), launcher=fake)
 
 
@@ -240,7 +240,7 @@ def test_one_probe_decides_the_mode_for_a_run_the_plugin_and_shrink() -> None:
 
 def test_a_case_runner_started_alone_runs_in_the_probes_process() -> None:
     fake = FakeLauncher(hello="refused persistent mode: no")
-    options = Options(argv=("fake",), timeout=1.0, start_timeout=3.0)
+    options = Invocation(argv=("fake",), timeout=1.0, start_timeout=3.0)
     case_runner = CaseRunner.started(options, load_spec(), fake)
     assert case_runner.mode.name == "per-case" and case_runner.mode.fallback_reason == "refused persistent mode: no"
     assert str(status(case_runner.outcome(cases((TARGET,))[0]))) == "passed"

@@ -21,7 +21,8 @@ from cardid_conformance.outcome import ExpectedFailure, Failed, Passed
 from cardid_conformance.spec import Level
 from cardid_runner.cli import Exit, main
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+from tests.processes import FAKE
+
 TODAY = datetime.date(2026, 11, 29)
 
 

@@ -101,7 +101,7 @@ def test_games_split_and_rerun_one_by_one_give_the_same_answers() -> None:
     from cardid_runner.session import Session
 
     seeds = [seed for seed in range(12) if not game_of(seed).inconsistent][:6]
-    options = execute.Options(argv=execute.REFERENCE_ARGV)
+    options = execute.Invocation(argv=execute.REFERENCE_ARGV)
     together = Session(options)
     try:
         in_one = [together.ask(game_of(seed).request) for seed in seeds]

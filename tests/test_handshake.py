@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from cardid_conformance.protocol import Hello, NotJson, OverSeveralLines, Problem, Refused
+from cardid_conformance.protocol import Breach, Hello, NotJson, OverSeveralLines, Refused
 from cardid_runner.adapter import Persistent
 from cardid_runner.doctor import HANDSHAKE, LOGS_HINT, ONE_LINE_HINT, Doctor, Finding
 from cardid_runner.handshake import Exited, Handshake, Shaken, why_not
@@ -37,7 +37,7 @@ def test_the_hello_comes_after_blank_lines() -> None:
     [
         ((Out(PRETTY),), OverSeveralLines),
         ((Out(b"toy adapter starting\n"),), NotJson),
-        ((Out(SHAPE_SAYING_NOT_JSON),), Problem),
+        ((Out(SHAPE_SAYING_NOT_JSON),), Breach),
         ((Out(line({"rejected": "per-case only"})),), Refused),
         ((Exit(3),), Exited),
     ],

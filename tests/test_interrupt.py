@@ -15,9 +15,8 @@ import pytest
 from cardid_conformance import schemas
 from cardid_runner.cli import Exit, main
 
-from tests.processes import running
+from tests.processes import FAKE, running
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 #: 50 ms a case: the run is still going when the signal comes, after five cases.
 COMMAND = f"{sys.executable} {FAKE} slow-case 0.05"
 

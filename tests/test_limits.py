@@ -19,7 +19,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import ProcessLauncher
 from cardid_runner.cli import Exit
-from cardid_runner.execute import Options
+from cardid_runner.execute import Invocation
 from cardid_runner.process.errors import NoResources
 
 from tests.fakes.scripted import Behaviour, ScriptedProcess
@@ -55,7 +55,7 @@ def test_a_case_whose_process_cannot_start_errs_and_the_run_goes_on(failing: tup
     run as a usage error: `cannot start implementation`, no report) or a later one cannot be
     started: that case errs with the limit and the fix, the others pass. Nothing else runs
     here, so nothing is waited for."""
-    options = Options(argv=("scripted",), isolate=True, timeout=1.0, start_timeout=3.0)
+    options = Invocation(argv=("scripted",), isolate=True, timeout=1.0, start_timeout=3.0)
     execution = execute.run_cases(cases(), options, load_spec(), launcher=_launcher(failing, code))
     got = results(execution)
     assert list(got) == list(IDS)
@@ -72,7 +72,7 @@ def test_a_case_whose_process_cannot_start_errs_and_the_run_goes_on(failing: tup
 def test_a_persistent_process_that_cannot_start_errs_every_case_and_the_run_ends() -> None:
     """Persistent mode, no process can start at all (the first, the handshake's, neither):
     every case errs, saying so, one process per case, and the run ends with its results."""
-    options = Options(argv=("scripted",), timeout=1.0, start_timeout=3.0)
+    options = Invocation(argv=("scripted",), timeout=1.0, start_timeout=3.0)
     execution = execute.run_cases(cases(), options, load_spec(), launcher=_launcher((), errno.EMFILE))
     assert execution.mode == "per-case"
     assert execution.fallback_reason is not None and "ulimit -n" in execution.fallback_reason

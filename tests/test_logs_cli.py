@@ -9,7 +9,7 @@ import pytest
 from cardid_conformance import yamlfile
 from cardid_runner.cli import Exit, main
 
-from tests.test_arena_log import RECORDING, needs_recording
+from tests.conftest import RECORDING, needs_recording
 
 
 def test_render_then_import_gives_the_request_back_with_places(

@@ -19,9 +19,9 @@ from cardid_runner.cli import Exit, main
 
 from tests.fakes.scripted import Behaviour, Out, line
 from tests.fakes.scripted import Exit as Exited
+from tests.processes import FAKE
 from tests.scripted_runs import TARGET, is_target, results, run
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 READER_RESULT = b'{"card_table": [{"id": "c1", "name": "Island", "printing": null, "source_ids": [], "owner": "P1", "kind": "card"}]}\n'
 C7 = "logs and debug output go to standard error (C-7)"
 
@@ -152,13 +152,13 @@ def test_the_first_line_of_pretty_printed_json_is_named_as_such() -> None:
     """In persistent mode messages are read line by line: a handshake written with indentation
     arrives as `{`, and the message says to write one line, not where logs go."""
     problem = protocol.decode(b"{\n", "the handshake")
-    assert isinstance(problem, protocol.Problem)
+    assert isinstance(problem, protocol.Breach)
     assert problem.reason == (
         'the handshake is not JSON: "{\\x0a" looks like the first line of JSON written over several '
         "lines; write each message as one line of JSON, without indentation (C-5)"
     )
     answer = protocol.decode(b'  "seq": 1,\n', "the answer line")
-    assert isinstance(answer, protocol.Problem) and "over several lines" in answer.reason
+    assert isinstance(answer, protocol.Breach) and "over several lines" in answer.reason
 
 
 def test_empty_output_and_pretty_json_get_their_own_hints_from_the_doctor() -> None:
@@ -170,7 +170,7 @@ def test_empty_output_and_pretty_json_get_their_own_hints_from_the_doctor() -> N
     empty = problem(f"per-case mode: a valid writer request: {crash.reason}", kind=crash.kind)
     assert empty.hint is not None and empty.hint.startswith("write the JSON answer on standard output")
     pretty_line = protocol.decode(b"{\n", "the answer line")
-    assert isinstance(pretty_line, protocol.Problem) and pretty_line.kind is CrashKind.SEVERAL_LINES
+    assert isinstance(pretty_line, protocol.Breach) and pretty_line.kind is CrashKind.SEVERAL_LINES
     pretty = problem(f"persistent mode: {pretty_line.reason}", kind=pretty_line.kind)
     assert pretty.hint is not None and "without indentation" in pretty.hint
 
@@ -200,11 +200,11 @@ def test_empty_output_and_pretty_json_get_their_own_hints_from_the_doctor() -> N
     ],
 )
 def test_the_doctor_hints_by_the_kind_a_reason_is_given_where_it_is_written(
-    made: Callable[[], Crashed | protocol.Problem], hint: str
+    made: Callable[[], Crashed | protocol.Breach], hint: str
 ) -> None:
     from cardid_runner.doctor import problem
 
     said = made()
-    assert isinstance(said, Crashed | protocol.Problem)
+    assert isinstance(said, Crashed | protocol.Breach)
     found = problem(f"per-case mode: a valid reader request (case reader-quoted-owner): {said.reason}", kind=said.kind)
     assert found.hint is not None and found.hint.startswith(hint), (said, found.hint)

@@ -20,9 +20,9 @@ from cardid_runner import pytest_plugin
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import NO_HYPOTHESIS, ROOT, exactly
-from tests.test_report_bytes import SCENARIOS
+from tests.processes import FAKE
+from tests.report_scenarios import SCENARIOS
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 CORPUS_SIZE = len(load_corpus(case_files(ROOT / "cases"), load_spec()).cases)
 
 

@@ -18,15 +18,11 @@ from cardid_conformance.spec import load_spec
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import ROOT
+from tests.processes import fake
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 #: A behaviour -> the exit code, the report and the folder of its run (the `full_run` fixture).
 FullRun = Callable[[str], tuple[int, dict[str, Any], Path]]
 
-
-def fake(behaviour: str, arg: str = "") -> str:
-    """The --impl command for a fake implementation."""
-    return f"{sys.executable} {FAKE} {behaviour} {arg}".strip()
 
 
 def run(tmp_path: Path, *args: str) -> tuple[int, dict[str, Any]]:

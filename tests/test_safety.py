@@ -12,8 +12,7 @@ import pytest
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import ROOT
-
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
+from tests.processes import FAKE
 
 
 def test_implementation_sees_only_the_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -57,7 +57,7 @@ def fake(answer: Callable[[Request], Answer]) -> FakeLauncher:
     return FakeLauncher(persistent_answer=answer, per_case_answer=answer)
 
 
-OPTIONS = execute.Options(argv=("fake",), timeout=5.0)
+OPTIONS = execute.Invocation(argv=("fake",), timeout=5.0)
 
 
 def shrinker(case: Case, spec: Spec, launcher: FakeLauncher, tmp_path: Path) -> Shrinker:

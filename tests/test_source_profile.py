@@ -13,7 +13,7 @@ import pytest
 from cardid_conformance import schemas
 from cardid_runner.cli import Exit, main
 
-from tests.test_runner import fake
+from tests.processes import fake
 
 #: Three players: Arena cannot express it. Two seats, hidden tracking, top-only: it can.
 INEXPRESSIBLE = "control-change-of-spell-in-three-player-game-keeps-id"

@@ -17,7 +17,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Persistent
 from cardid_runner.cli import Exit, main
-from cardid_runner.execute import Options
+from cardid_runner.execute import Invocation
 from cardid_runner.handshake import WAITING
 from cardid_runner.process.errors import CannotStart
 from cardid_runner.process.timing import DEFAULT, Timing
@@ -26,6 +26,7 @@ from cardid_runner.starting import usage_error
 
 from tests.conftest import QUIET
 from tests.fakes.scripted import Behaviour, Out, launcher
+from tests.processes import FAKE
 from tests.scripted_runs import IDS, cases
 
 
@@ -170,7 +171,6 @@ def test_an_empty_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
 # A per-case adapter, or a persistent one that forgot to flush, without the 30 s stall.
 
 
-FAKE = Path(__file__).parent / "fakes" / "fake_impl.py"
 
 
 def fake(*behaviour: str) -> tuple[str, ...]:
@@ -183,7 +183,7 @@ def test_a_per_case_adapter_falls_back_at_once_and_every_case_is_judged() -> Non
     began = time.monotonic()
     arrived: list[float] = []
     execution = execute.run_cases(
-        cases(IDS), Options(argv=fake("reads-to-eof"), timing=Timing(quiet=QUIET)), load_spec(),
+        cases(IDS), Invocation(argv=fake("reads-to-eof"), timing=Timing(quiet=QUIET)), load_spec(),
         progress=lambda outcome: arrived.append(time.monotonic() - began),
     )
     # Far below the 30 s allowance it would otherwise wait out (about half a second here).
@@ -206,9 +206,9 @@ def test_a_persistent_adapter_that_does_not_flush_is_told_to() -> None:
 
 
 def test_the_quiet_time_grows_with_the_timeout_multiplier_and_never_shrinks() -> None:
-    assert Options.scaled(("x",), multiplier=4).timing.quiet == 4 * DEFAULT.quiet
-    assert Options.scaled(("x",), multiplier=0.05).timing.quiet == DEFAULT.quiet
-    assert Options.scaled(("x",), multiplier=4).timing.after_exit == DEFAULT.after_exit
+    assert Invocation.scaled(("x",), multiplier=4).timing.quiet == 4 * DEFAULT.quiet
+    assert Invocation.scaled(("x",), multiplier=0.05).timing.quiet == DEFAULT.quiet
+    assert Invocation.scaled(("x",), multiplier=4).timing.after_exit == DEFAULT.after_exit
 
 
 def test_without_a_way_to_look_the_allowance_is_waited_out() -> None:

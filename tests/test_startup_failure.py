@@ -18,7 +18,7 @@ from cardid_conformance.spec import load_spec
 from cardid_runner import execute
 from cardid_runner.adapter import Exited
 from cardid_runner.cli import Exit
-from cardid_runner.execute import STARTUP_SAMPLE, Execution, Options
+from cardid_runner.execute import STARTUP_SAMPLE, Execution, Invocation
 from cardid_runner.process.stop import STOP
 from cardid_runner.terminal import telling_line
 
@@ -52,7 +52,7 @@ def _clear_stop() -> Iterator[None]:
 
 
 def _run(launch: object, ids: tuple[str, ...] = READERS, *, jobs: int = 1, isolate: bool = False) -> Execution:
-    options = Options(argv=("scripted",), isolate=isolate, timeout=1.0, start_timeout=3.0, jobs=jobs)
+    options = Invocation(argv=("scripted",), isolate=isolate, timeout=1.0, start_timeout=3.0, jobs=jobs)
     return execute.run_cases(cases(ids), options, load_spec(), launcher=launch)  # type: ignore[arg-type]
 
 
