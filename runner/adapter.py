@@ -2,7 +2,8 @@
 
 Both modes are an `Adapter` (start, run one request, close) over the same transport
 (runner/process/transport.py); the handshake is read and judged in one place
-(runner/handshake.py), and what an implementation writes decoded and checked in one place
+(runner/handshake.py), as are each answer and the end of a persistent process
+(runner/exchange.py), and what an implementation writes is decoded and checked in one place
 (conformance/protocol.py). A command that cannot start is a usage error here (in the words of
 runner/starting.py), as every command reports it. The execution logic (runner/execute.py,
 runner/session.py) sees only the `Launcher` and `Adapter` protocols, so that tests drive it
@@ -21,13 +22,21 @@ from typing import Protocol
 from cardid_conformance import escape, protocol
 from cardid_conformance.answer import Answer, Crashed, CrashKind, Unsupported
 from cardid_conformance.cases import Role
-from cardid_conformance.protocol import Breach, Hello, Reply
+from cardid_conformance.protocol import Hello
+from cardid_runner import exchange
+from cardid_runner.exchange import (
+    Closed,
+    Malformed,
+    Repeated,
+    Replied,
+    WrongSeq,
+    read_reply,
+    run_line,
+)
 from cardid_runner.handshake import Handshake, why_not
 from cardid_runner.process.errors import NoResources, ProcessError
 from cardid_runner.process.reads import (
     MAX_OUTPUT,
-    Ended,
-    Line,
     Output,
     TimedOut,
     TooLong,
@@ -39,16 +48,6 @@ from cardid_runner.starting import usage_error
 
 #: How long a process gets to end after `stop`.
 STOP_GRACE = 2.0
-#: The runner's persistent-mode commands after the handshake's `start` (runner/handshake.py):
-#: protocol.schema.json#/$defs/run, stop.
-STOP_LINE = b'{"cmd":"stop"}\n'
-
-
-def run_line(seq: int, payload: bytes) -> tuple[bytes, ...]:
-    """The `run` command for one request, in pieces (the request is not copied)."""
-    return (b'{"cmd":"run","seq":%d,"request":' % seq, payload, b"}\n")
-
-
 __all__ = ["Adapter", "Exited", "Hello", "Launcher", "PerCase", "Persistent", "ProcessLauncher", "Request"]
 
 
@@ -360,30 +359,21 @@ class Persistent:
         deadline = began + request.timeout
         earlier = len(self._answered)
         while True:
-            # Checked at each line too: endless blank lines or second answers are no answer.
-            read = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
-            match read:
-                case Line(data=data) if not data.strip():
-                    continue
-                case Line(data=data):
-                    reply = protocol.parse_reply(data, seq)
-                    if isinstance(reply, Reply) and reply.seq in self._answered:
-                        # A second answer to an earlier request: that request's case is marked,
-                        # this one goes on.
-                        tag = self._answered[reply.seq]
-                        self.violations.setdefault(tag, "answered the same request twice")
-                        continue
-                    if isinstance(reply, Breach):
-                        return self._crash(reply.reason, began, kind=reply.kind, output=data,
-                                           protocol_only=True, earlier=earlier)
-                    if reply.seq != seq:
-                        return self._crash(f"answered seq {reply.seq}, expected {seq}", began,
-                                           kind=CrashKind.SEQ, output=data, protocol_only=True,
-                                           earlier=earlier)
+            match read_reply(proc, seq, deadline, answered=self._answered.keys()):
+                case Replied(reply=reply):
                     self._answered[seq] = request.tag
                     return protocol.reply_answer(reply, proc.stderr_tail(), time.monotonic() - began)
-                case Ended(data=rest):
-                    code = proc.wait_exit(deadline)
+                case Repeated(seq=repeated):
+                    # A second answer to an earlier request: that request's case is marked,
+                    # this one goes on.
+                    self.violations.setdefault(self._answered[repeated], "answered the same request twice")
+                case Malformed(breach=breach, data=data):
+                    return self._crash(breach.reason, began, kind=breach.kind, output=data,
+                                       protocol_only=True, earlier=earlier)
+                case WrongSeq(seq=wrong, data=data):
+                    return self._crash(f"answered seq {wrong}, expected {seq}", began,
+                                       kind=CrashKind.SEQ, output=data, protocol_only=True, earlier=earlier)
+                case Closed(rest=rest, code=code):
                     unended = (
                         f", after {len(rest):,} bytes without a newline (a line ends with \\n, C-5)"
                         if rest.strip() else ""
@@ -440,21 +430,10 @@ class Persistent:
         if proc is None:
             return
         try:
-            if stop and not proc.exited() and proc.send(STOP_LINE, close=True):
-                self._drain_after_stop(proc, time.monotonic() + self._stop_grace)
+            if stop and not proc.exited():
+                # Answers still unread are second answers: mark the requests they repeat.
+                after = exchange.stop(proc, time.monotonic() + self._stop_grace)
+                for seq in after.repeated(self._answered.keys()):
+                    self.violations.setdefault(self._answered[seq], "answered the same request twice")
         finally:
             proc.kill()
-
-    def _drain_after_stop(self, proc: Process, deadline: float) -> None:
-        """Read what is left until the process exits (within the grace): answers still unread
-        are second answers, so mark the requests they repeat; anything else is ignored."""
-        while True:
-            read = proc.read_line(deadline) if time.monotonic() < deadline else TimedOut()
-            if not isinstance(read, Line):
-                break
-            reply = protocol.parse_reply(read.data, 0)
-            if isinstance(reply, Reply) and reply.seq in self._answered:
-                self.violations.setdefault(self._answered[reply.seq], "answered the same request twice")
-        if isinstance(read, Ended | TooLong):
-            proc.wait_exit(deadline)
-

@@ -28,19 +28,20 @@ from cardid_conformance.errors import CaseError, SuiteError, UsageError
 from cardid_conformance.protocol import Breach, Hello, NotJson, OverSeveralLines, Refused
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute, options
-from cardid_runner.adapter import (
-    STOP_GRACE,
-    STOP_LINE,
-    PerCase,
-    Request,
-    Spawn,
-    real_processes,
+from cardid_runner.adapter import STOP_GRACE, PerCase, Request, Spawn, real_processes, start_process
+from cardid_runner.exchange import (
+    Closed,
+    Malformed,
+    Repeated,
+    Replied,
+    WrongSeq,
+    read_reply,
     run_line,
-    start_process,
+    stop,
 )
-from cardid_runner.handshake import Exited, Handshake, next_line
+from cardid_runner.handshake import Exited, Handshake
 from cardid_runner.process import idle
-from cardid_runner.process.reads import Ended, Line, TimedOut, TooLong
+from cardid_runner.process.reads import TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
 
@@ -270,61 +271,48 @@ class Doctor:
             yield problem(f"{what}: it closed its standard input",
                           "read request after request until stop or end of input (C-5)")
             return False
-        read = next_line(proc, began + self.timeout, self.quiet)
+        read = read_reply(proc, seq, began + self.timeout, answered=answered, quiet=self.quiet,
+                          exit_grace=self.stop_grace)
         stderr = self._stderr(proc)
         match read:
+            case Replied(reply=reply):
+                yield self._judge(what, protocol.reply_answer(reply, stderr, 0.0), sample, f"seq {seq} echoed, ")
+                return True
             case idle.Waiting():
                 yield problem(f"{what}: no answer came, and it waits for more input",
                               "write each answer as one line ending in \\n, and flush it (C-5)", stderr)
-                return False
             case TimedOut():
                 yield problem(f"{what}: no answer within {self.timeout:g} s",
                               "write each answer as one line ending in \\n, and flush it (C-5)", stderr)
-                return False
-            case Ended(data=rest):
-                code = proc.wait_exit(time.monotonic() + self.stop_grace)
+            case Closed(rest=rest, code=code):
                 status = "" if code is None else f" (status {code})"
                 unended = f", after {len(rest)} bytes without a newline" if rest.strip() else ""
                 yield problem(f"{what}: it exited during the request{status}{unended}",
                               "in persistent mode, answer run after run until stop or end of input",
                               stderr)
-                return False
             case TooLong():
                 yield problem(f"{what}: an answer line of more than 16 MiB", None, stderr, CrashKind.TOO_LONG)
-                return False
-            case Line(data=data):
-                reply = protocol.parse_reply(data, seq)
-            case _:
-                return False
-        if isinstance(reply, Breach):
-            yield problem(f"{what}: {reply.reason}", None, stderr, reply.kind)
-            return False
-        if reply.seq in answered:
-            yield problem(f"{what}: a second answer to seq {reply.seq}",
-                          "answer each run with exactly one line (C-5)", stderr)
-            return False
-        if reply.seq != seq:
-            yield problem(f"{what}: answered seq {reply.seq} to seq {seq}", None, stderr, CrashKind.SEQ)
-            return False
-        yield self._judge(what, protocol.reply_answer(reply, stderr, 0.0), sample, f"seq {seq} echoed, ")
-        return True
+            case Malformed(breach=breach):
+                yield problem(f"{what}: {breach.reason}", None, stderr, breach.kind)
+            case Repeated(seq=repeated):
+                yield problem(f"{what}: a second answer to seq {repeated}",
+                              "answer each run with exactly one line (C-5)", stderr)
+            case WrongSeq(seq=wrong):
+                yield problem(f"{what}: answered seq {wrong} to seq {seq}", None, stderr, CrashKind.SEQ)
+        return False
 
     def _stop(self, proc: Process) -> Iterator[Finding]:
-        deadline = time.monotonic() + self.stop_grace
-        wrote = b""
-        if proc.send(STOP_LINE, close=True):
-            while isinstance(read := proc.read_line(deadline), Line):
-                wrote = wrote or read.data.strip()
-        code = proc.wait_exit(deadline)
+        after = stop(proc, time.monotonic() + self.stop_grace)
+        wrote = next((line.strip() for line in after.lines if line.strip()), b"")
         hint = 'on {"cmd": "stop"} (or at end of input), exit with status 0, writing nothing'
         if wrote:
             yield problem("persistent mode: it wrote more than its answers on standard output (read "
                           f"at stop): {protocol.first_bytes(wrote)}",
                           "write one line per answer and nothing else; logs go to standard error (C-7)")
-        if code is None:
+        if after.code is None:
             yield problem(f"persistent mode: it did not exit within {self.stop_grace:g} s of stop", hint)
-        elif code != 0:
-            yield problem(f"persistent mode: it exited with status {code} after stop", hint,
+        elif after.code != 0:
+            yield problem(f"persistent mode: it exited with status {after.code} after stop", hint,
                           proc.stderr_tail())
         elif not wrote:
             yield ok("persistent mode: stop makes it exit with status 0")
