@@ -18,7 +18,8 @@ into a graveyard as sacrificed, one from the stack as removed for want of target
 the battlefield from anywhere but the stack as played; a return to the hand and an exile leave
 out the `with @[...]'s ability` clause, the request naming no source. Strictness is checked, not
 hoped for: the text is imported back, and the first observation that does not come back as
-written, at its own line, makes the request Inexpressible there.
+written, at its own line, makes the request Inexpressible there (`mtgo_readback`). The lines'
+shapes and words are `mtgo_log`'s.
 
 Card references: every reference shows a name and a catalogue number. Each distinct description
 (canonical JSON) gets a catalogue number, N for the first description whose source ID is
@@ -38,18 +39,17 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from cardid_conformance.compare import describe
 from cardid_conformance.sources.common import Inexpressible, Rendering
-from cardid_conformance.sources.mtgo_import import (
+from cardid_conformance.sources.mtgo_handles import (
     Handles,
     Held,
-    import_log,
     introduced_owner,
     is_library,
     zone_player,
 )
+from cardid_conformance.sources.mtgo_log import card_count, hand_size, move_line, position_word
+from cardid_conformance.sources.mtgo_readback import check_read_back
 
-_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _MTGO_ID = re.compile(r"mtgo:([1-9][0-9]*)")
 _NUMBER = re.compile(r"[1-9][0-9]*")
 #: Invented catalogue numbers start here, above any real MTGO catalogue number so far.
@@ -98,7 +98,7 @@ def render(request: Mapping[str, Any]) -> Rendering:
         }),
         places=tuple(renderer.places),
     )
-    _check_read_back(request, rendering, renderer.numbers)
+    check_read_back(request, rendering, renderer.numbers)
     return rendering
 
 
@@ -128,30 +128,6 @@ def _numbers(request: Mapping[str, Any]) -> dict[str, str]:
         numbers[handle] = str(free)
     return numbers
 
-
-def _count(number: int) -> str:
-    """How many cards a line moves: `a card`, `two cards`, `12 cards`."""
-    if number == 1:
-        return "a card"
-    return f"{_WORDS[number] if number < len(_WORDS) else number} cards"
-
-
-def _hand(size: int) -> str:
-    """A hand's size: `six cards`, `one card`, `zero cards`."""
-    return "one card" if size == 1 else f"{_WORDS[size]} cards"
-
-
-def _position(value: Any) -> str:
-    """A position as `top`, `bottom` or `other`: 1 is the top and -1 the bottom (a JSON number
-    is its value, 1.0 too)."""
-    if value in ("top", "bottom"):
-        return str(value)
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        if value == 1:
-            return "top"
-        if value == -1:
-            return "bottom"
-    return "other"
 
 
 class _Renderer:
@@ -297,7 +273,7 @@ class _Renderer:
         if count > OPENING_HAND:
             raise self.fail(f"MTGO text has no hand size to mulligan to after {count - 1}")
         self.mulligans[player] = count
-        self.line(f"{player} mulligans to {_hand(OPENING_HAND - count)}.", setup=True)
+        self.line(f"{player} mulligans to {hand_size(OPENING_HAND - count)}.", setup=True)
 
     def write_shuffle(self, observation: Mapping[str, Any]) -> None:
         player = zone_player(observation["zone"])
@@ -374,7 +350,7 @@ class _Renderer:
         held = self.handles.get(observation["object"])
         owner = self.owner(observation, held)
         player = zone_player(source) or owner
-        shape = _move_shape(source, destination, player, held is not None)
+        shape = move_line(source, destination, player, held is not None)
         if shape is None:
             raise self.fail(
                 f"MTGO text prints no line for a card moving from {source} to {destination}"
@@ -403,8 +379,8 @@ class _Renderer:
         source, destination = observation["from"], observation["to"]
         player = zone_player(source)
         library, hand = f"library:{player}", f"hand:{player}"
-        taken = _position(observation.get("from_position", "unknown"))
-        put = _position(observation.get("position", "unknown"))
+        taken = position_word(observation.get("from_position", "unknown"))
+        put = position_word(observation.get("position", "unknown"))
         if (source, destination, taken) == (library, hand, "top"):
             self.line(f"{player} draws a card.")
         elif (source, destination, put) == (hand, library, "bottom"):
@@ -433,129 +409,8 @@ class _Renderer:
             count = self.bottom_line[1] + 1
             self.lines.pop()
         self.line(
-            f"{player} puts {_count(count)} on the bottom of their library and begins the game "
-            f"with {_hand(OPENING_HAND - mulligans)} in hand.",
+            f"{player} puts {card_count(count)} on the bottom of their library and begins the game "
+            f"with {hand_size(OPENING_HAND - mulligans)} in hand.",
             setup=True,
         )
         self.bottom_line = (player, count)
-
-
-def _move_shape(
-    source: str, destination: str, player: str, held: bool
-) -> tuple[str, str] | None:
-    """The line showing a card's move (a format of `player`, the player of the zone it leaves,
-    else its owner; `owner`; `target`, the player of the zone it enters; `card`), and where the
-    importer takes a card the log never showed to come from; None when no line shows it."""
-    if destination == "battlefield":
-        if source == "stack":
-            # MTGO prints no resolution: an ability of the permanent implies it, and the
-            # importer writes the move implied (only for a spell it saw on the stack).
-            return "{owner} activates an ability of {card}.", ""
-        if source.startswith("hand:") or (held and source != "battlefield"):
-            return "{player} plays {card}.", f"hand:{player}"
-        return None
-    if destination == "stack":
-        if source.startswith("graveyard:"):
-            return (
-                "{player} casts {card} from the graveyard using an alternate cost.",
-                f"graveyard:{player}",
-            )
-        if source.startswith("hand:") or source in ("exile", "command"):
-            return "{player} casts {card}.", f"hand:{player}"
-        return None
-    if destination.startswith("graveyard:"):
-        if source == f"hand:{zone_player(destination)}":
-            return "{target} discards {card}.", source
-        if source == "battlefield":
-            return "{target} sacrifices {card}.", source
-        if source == "stack":
-            return (
-                "{target}'s {card} is removed from the stack because it has no legal targets.",
-                source,
-            )
-        return None
-    if destination.startswith("hand:") and not source.startswith("hand:"):
-        return "{target} returns {card} to its owner's hand.", "battlefield"
-    if destination == "exile":
-        return "{player} exiles {card}.", f"graveyard:{player}"
-    return None
-
-
-#: Fields `_essence` reads on its own terms, or not at all.
-_READ_APART = frozenset(
-    {"owner", "kind", "card", "controller", "from_position", "position", "face_down"}
-)
-
-
-def _essence(
-    observation: Mapping[str, Any], handles: Handles, numbers: Mapping[str, str] | None
-) -> dict[str, Any]:
-    """What a writer reads from an observation, given the handles held before it: its handles
-    (as the text numbers them), zones and positions, the description it shows, and the owner and
-    kind only where it introduces an object (OWN-1, TOK-6). A move's `controller` is
-    informational and left out; an observation without `card` has the description the text
-    re-shows for its held object."""
-
-    def number(handle: str) -> str:
-        return handle if numbers is None else numbers[handle]
-
-    kind = observation["type"]
-    essence = {key: value for key, value in observation.items() if key not in _READ_APART}
-    for key in ("object", "new_object", "original", "permanent"):
-        if key in essence:
-            essence[key] = number(essence[key])
-    for key in ("objects", "carried"):
-        if key in essence:
-            essence[key] = [number(handle) for handle in essence[key]]
-    if kind == "control_change":
-        essence["controller"] = observation["controller"]
-    elif kind == "move":
-        essence["face_down"] = bool(observation.get("face_down"))
-        if is_library(observation["from"]):
-            essence["from_position"] = _position(observation.get("from_position", "unknown"))
-        if is_library(observation["to"]):
-            essence["position"] = _position(observation.get("position", "unknown"))
-    elif kind in ("reveal", "mention") and is_library(observation["zone"]):
-        essence["position"] = _position(observation.get("position", "unknown"))
-    elif kind in ("create_token", "create_copy"):
-        essence["owner"] = observation["owner"]
-        essence.setdefault("zone", "battlefield" if kind == "create_token" else "stack")
-    card = observation.get("card")
-    if card is None and "object" in observation:
-        held = handles.get(observation["object"])
-        card = held.card if held is not None else None
-    essence["card"] = card
-    if handles.introduces(observation):
-        essence["owner"] = introduced_owner(observation)
-        essence["kind"] = observation.get("kind", "card")
-    return essence
-
-
-def _check_read_back(
-    request: Mapping[str, Any], rendering: Rendering, numbers: Mapping[str, str]
-) -> None:
-    """Inexpressible at the first observation the text does not read back as written, at its
-    own line: the renderer's guarantee that its text holds exactly the request."""
-    imported = import_log(rendering.log, request["perspective"], rendering.sidecar)
-    observations = imported.request["observations"]
-    ours, theirs = Handles(), Handles()
-    for index, observation in enumerate(request["observations"]):
-        if index >= len(observations):
-            raise Inexpressible("the text reads back as fewer observations", observation=index)
-        back = observations[index]
-        expected = _essence(observation, ours, numbers)
-        found = _essence(back, theirs, None)
-        if expected != found or imported.places[index] != rendering.places[index]:
-            raise Inexpressible(
-                f"the text reads back as `{describe(back)}` at {imported.places[index]}, not as "
-                f"`{describe(observation)}` at {rendering.places[index]}",
-                observation=index,
-            )
-        ours.observe(observation)
-        theirs.observe(back)
-    if len(observations) > len(request["observations"]):
-        extra = len(request["observations"])
-        raise Inexpressible(
-            f"the text reads back as more observations: `{describe(observations[extra])}` at "
-            f"{imported.places[extra]}",
-        )
