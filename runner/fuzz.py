@@ -195,7 +195,7 @@ def judge(game: Generated, answer: Answer, spec: Spec, reference: Answer | None 
 def same_table(result: dict[str, Any], reference: dict[str, Any]) -> bool:
     """Whether an answer whose assignments keep the game's partition has exactly the reference's
     card table, its IDs renamed: the common case, decided without building a case. Anything
-    else is left to the comparison the suite judges cases with (conformance/compare.py)."""
+    else is left to the comparison the suite judges cases with (conformance/compare/)."""
     renamed = {mine: theirs for mine, theirs in zip(result["assignments"], reference["assignments"], strict=True)
                if mine is not None}
     try:

@@ -16,7 +16,9 @@ import yaml
 from cardid_conformance import schemas, suite, yamlfile
 from cardid_conformance.cardtable import CardEntry
 from cardid_conformance.cases import Case, WriterExpectation, case_files, load_corpus
-from cardid_conformance.compare import Difference, _compare_entry, _match_ids, _plainly_right
+from cardid_conformance.compare import Difference
+from cardid_conformance.compare.entries import compare_entry, plainly_right
+from cardid_conformance.compare.writer import _match_ids
 from cardid_conformance.spec import Level, Spec
 from cardid_reference.adapter import _check_scalars, _walk_scalars, answer, no_surrogate_escape
 from cardid_reference.errors import RequestError
@@ -314,8 +316,8 @@ def test_plain_entry_check_never_hides_a_difference(want: dict[str, Any], got: d
         cr=("201.2",), tags=(), path=Path("entry.yaml"), request={"perspective": "P1"},
         expectation=WriterExpectation(labels=("x",), rule_hints=(None,), instances={"x": expected}),
     )
-    full = _compare_entry(case, "x", expected, CardEntry.from_dict({**got, "id": "c1"}), with_reveal=True)
-    if _plainly_right(expected, got):
+    full = compare_entry(case, "x", expected, CardEntry.from_dict({**got, "id": "c1"}), with_reveal=True)
+    if plainly_right(expected, got):
         assert full == []
     name = want["name"]
-    assert _plainly_right(expected, want) == (name is None or unicodedata.is_normalized("NFC", name))
+    assert plainly_right(expected, want) == (name is None or unicodedata.is_normalized("NFC", name))
