@@ -1,4 +1,4 @@
-"""Mutants of the card table grammar (TXT-1 to TXT-3), beyond those of the package: each reads
+"""Mutants of the card table grammar (TXT-1 to TXT-3), beyond those of reader.py: each reads
 one part of spec/card-table.md the way a parser author plausibly would get it wrong (a pattern
 too loose or too strict, a split on the wrong character, escapes or case done wrong, lines
 trimmed or skipped)."""
@@ -13,7 +13,8 @@ from typing import Any
 from cardid_reference.errors import RequestError
 from cardid_reference.reader import CardTableReader, Cursor, is_qchar
 
-from . import _patterned, mutant
+from . import mutant
+from .reader import patterned
 
 # --------------------------------------------------------------------------- quoted strings
 
@@ -168,52 +169,52 @@ class ReaderTabSeparatesFields(CardTableReader):
         return super().entry(_TabCursor(cur.text, cur.lineno))
 
 
-_patterned(
+patterned(
     "reader-ids-to-space",
     "Takes an instance ID as everything from # to the next space, so #c1/2 and #ç1 are IDs (TXT-2).",
     INSTANCE_ID=r"[^ ]+",
 )
-_patterned(
+patterned(
     "reader-ids-start-with-a-letter",
     "Matches instance IDs as identifiers that start with a letter, refusing #1 and #. (TXT-1).",
     INSTANCE_ID=r"[A-Za-z][A-Za-z0-9._-]*",
 )
-_patterned(
+patterned(
     "reader-alnum-ids",
     "Matches instance IDs with letters and digits only, refusing #g1.a and #. (TXT-1).",
     INSTANCE_ID=r"[A-Za-z0-9]+",
 )
-_patterned(
+patterned(
     "reader-set-code-any-length",
     "Takes a set code of any length up to the space in the brackets, such as 4E or PMPS008 (TXT-2).",
     SET_CODE=r"[A-Za-z0-9]+",
 )
-_patterned(
+patterned(
     "reader-upper-case-set-codes",
     "Matches set codes with [A-Z0-9], refusing one written in lower case such as td0 (TXT-1).",
     SET_CODE=r"[A-Z0-9]{3,6}",
 )
-_patterned(
+patterned(
     "reader-known-prefixes-only",
     "Rejects a source ID whose prefix is neither mtgo nor arena (TXT-1, TXT-3).",
     SOURCE_ID=r"(?:mtgo|arena):[A-Za-z0-9_./-]+",
 )
-_patterned(
+patterned(
     "reader-source-prefix-any-case",
     "Allows upper-case letters in a source ID's prefix, so MTGO:78654 is a source ID (TXT-2).",
     SOURCE_ID=r"[A-Za-z][A-Za-z0-9-]*:[A-Za-z0-9_./-]+",
 )
-_patterned(
+patterned(
     "reader-alnum-source-values",
     "Allows only letters and digits in a source ID's value, refusing a dash, dot, slash or underscore (TXT-1).",
     SOURCE_ID=r"[a-z][a-z0-9-]*:[A-Za-z0-9]+",
 )
-_patterned(
+patterned(
     "reader-empty-unquoted-player",
     "Allows an empty unquoted player, a * for the + of the grammar, so owner= is an owner (TXT-2).",
     PLAYER=r"[A-Za-z0-9_.-]*",
 )
-_patterned(
+patterned(
     "reader-player-to-space",
     "Takes an unquoted player as everything up to the next space, so owner=Zoë needs no quotes (TXT-2).",
     PLAYER=r"[^ ]+",
