@@ -28,9 +28,10 @@ from cardid_conformance.expect import KnownFailures
 from cardid_conformance.html import to_html
 from cardid_conformance.markdown import to_markdown
 from cardid_conformance.outcome import Outcome, status
-from cardid_conformance.report import RunInfo, Verdict
+from cardid_conformance.report import RunInfo
 from cardid_conformance.rulereport import rule_results
 from cardid_conformance.spec import Spec
+from cardid_conformance.verdict import Verdict
 
 #: What `format` says: the certificate's own format, apart from the report schema and spec.
 FORMAT = "cardid-certificate/1"

@@ -27,8 +27,9 @@ from cardid_conformance.outcome import (
     Skipped,
     status,
 )
-from cardid_conformance.report import RunInfo, failure_level, run_verdict, summary
+from cardid_conformance.report import RunInfo, run_verdict, summary
 from cardid_conformance.spec import Level, Spec
+from cardid_conformance.verdict import failure_level
 
 #: How many root causes the summary lists, largest first.
 ROOT_CAUSES_SHOWN = 8

@@ -20,9 +20,10 @@ from cardid_conformance.cases import Case
 from cardid_conformance.causes import root_causes
 from cardid_conformance.escape import html_block, html_line
 from cardid_conformance.outcome import ExpectedFailure, Failed, Outcome, Status, status
-from cardid_conformance.report import RunInfo, Verdict, run_verdict
+from cardid_conformance.report import RunInfo, run_verdict
 from cardid_conformance.rulereport import FAMILY_COLUMNS, RULE_STATUSES, family_matrix, rule_results
 from cardid_conformance.spec import Level, Spec
+from cardid_conformance.verdict import Verdict
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'"
 

@@ -26,6 +26,7 @@ from cardid_conformance.outcome import CaseBug, NotApplicable, Outcome
 from cardid_conformance.selection import Selection
 from cardid_conformance.sources.profile import not_applicable
 from cardid_conformance.spec import Spec
+from cardid_conformance.verdict import Verdict
 from cardid_runner import execute, provenance
 from cardid_runner.adapter import Hello, Launcher
 from cardid_runner.failures import save_failures
@@ -113,7 +114,7 @@ class Result:
     """What came of a run: case bugs first, then the selected cases' outcomes in order."""
 
     outcomes: tuple[Outcome, ...]
-    verdict: report.Verdict
+    verdict: Verdict
     info: report.RunInfo
     #: Every way the known-failure file is wrong (a listed pass, an unknown case, an expiry).
     known_failure_problems: tuple[str, ...]

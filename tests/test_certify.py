@@ -28,9 +28,10 @@ from cardid_conformance.outcome import (
     Passed,
     Skipped,
 )
-from cardid_conformance.report import RunInfo, Verdict, to_json
+from cardid_conformance.report import RunInfo, to_json
 from cardid_conformance.rulereport import RULE_STATUSES, family_matrix, rule_results
 from cardid_conformance.spec import Level, Spec, load_spec
+from cardid_conformance.verdict import Verdict
 from cardid_runner import certify as certify_module
 from cardid_runner.cli import Exit, main
 from cardid_runner.run import Result, Run, conclude

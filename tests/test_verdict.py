@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from cardid_conformance import console, report, schemas, suite
+from cardid_conformance import verdict as verdict_module
 from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.compare import Difference
 from cardid_conformance.junit import to_junit
@@ -27,6 +28,7 @@ from cardid_conformance.outcome import (
     Skipped,
 )
 from cardid_conformance.spec import Level, Spec, load_spec
+from cardid_conformance.verdict import Verdict
 from cardid_runner import provenance
 
 WRITER_MUST = "flicker-keeps-id"
@@ -50,8 +52,8 @@ def _failed(case_id: str, rule: str, level: Level) -> Failed:
     return Failed(case_id=case_id, differences=(Difference(rule=rule, message="differs"),), levels=(level,))
 
 
-def _verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], **kwargs: Any) -> report.Verdict:
-    return report.verdict(outcomes, cases, **kwargs)
+def _verdict(outcomes: Sequence[Outcome], cases: Mapping[str, Case], **kwargs: Any) -> Verdict:
+    return verdict_module.verdict(outcomes, cases, **kwargs)
 
 
 def test_fixture_cases_have_the_roles_and_levels_the_tests_assume(cases: dict[str, Case]) -> None:

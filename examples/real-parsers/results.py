@@ -26,12 +26,13 @@ from typing import Any
 from cardid_conformance import suite
 from cardid_conformance.cases import Case, Rejection, case_files, load_corpus
 from cardid_conformance.causes import root_causes
-from cardid_conformance.report import SOURCE_NAMES, outcomes_from_json
+from cardid_conformance.report import outcomes_from_json
 from cardid_conformance.rulereport import family_matrix
 from cardid_conformance.sources.arena_render import render
 from cardid_conformance.sources.common import Inexpressible
 from cardid_conformance.sources.profile import RENDERERS
 from cardid_conformance.spec import Spec, load_spec
+from cardid_conformance.verdict import SOURCE_NAMES
 
 HERE = Path(__file__).resolve().parent
 DOC = suite.ROOT / "docs" / "real-parsers.md"
