@@ -72,16 +72,32 @@ class CardFacts:
         printings = tuple(
             CardPrinting(
                 printing=Printing.from_json(p, f"{where}.printings[{i}]"),
-                source_ids=tuple(p.get("source_ids", ())),
+                source_ids=_strings(p, "source_ids", f"{where}.printings[{i}]"),
             )
-            for i, p in enumerate(data.get("printings", ()))
+            for i, p in enumerate(_list(data, "printings", where))
         )
         return cls(
             name=data["name"],
-            faces=tuple(data.get("faces", ())),
-            aliases=tuple(data.get("aliases", ())),
+            faces=_strings(data, "faces", where),
+            aliases=_strings(data, "aliases", where),
             printings=printings,
         )
+
+
+def _list(data: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    """The list under `key` (none: empty); anything else is an invalid request."""
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise RequestError(f"{where}: `{key}` must be a list")
+    return value
+
+
+def _strings(data: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    """The list of strings under `key` (none: empty); anything else is an invalid request."""
+    value = _list(data, key, where)
+    if not all(isinstance(item, str) for item in value):
+        raise RequestError(f"{where}: `{key}` must be a list of strings")
+    return tuple(value)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -655,6 +655,24 @@ def test_malformed_observations_are_rejected(observation: dict[str, Any]) -> Non
         write(request([observation]))
 
 
+@pytest.mark.parametrize(
+    "card",
+    [
+        {"name": "Island", "faces": {"a": 1}},
+        {"name": "Island", "faces": [1]},
+        {"name": "Island", "aliases": 3},
+        {"name": "Island", "printings": 1},
+        {"name": "Island", "printings": [{"set": "ELD", "number": "254", "source_ids": 7}]},
+        {"name": "Island", "printings": [{"set": "ELD", "number": "254", "source_ids": [{}]}]},
+    ],
+)
+def test_malformed_card_sections_are_rejected(card: dict[str, Any]) -> None:
+    """A card database section of the wrong shape is an invalid request, never a crash: each
+    of these raised TypeError or AttributeError before (found by mutating corpus requests)."""
+    with pytest.raises(RequestError, match=r"^cards\[0\]"):
+        write(request([], cards=[card]))
+
+
 # --------------------------------------------------------------------------- reader
 
 
