@@ -27,10 +27,9 @@ from cardid_runner import options
 from cardid_runner.process.stop import SIGNALS
 from cardid_runner.progress import Progress
 from cardid_runner.run import Run, perform
+from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.terminal import Exit, say, show_result
 from cardid_runner.writing import OutputError, write_atomically
-
-_FORMATTER = argparse.RawDescriptionHelpFormatter
 
 _CERTIFY_HELP = """\
 Run the whole case corpus (no selection: a certificate is for the whole suite) against an
@@ -87,11 +86,11 @@ exit codes:
   2  usage: DIR is not a folder, holds no certificate.json, or it cannot be read"""
 
 
-def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `certify` and `verify-certificate` with the `cardid` parser."""
-    certify = commands.add_parser(
-        "certify", help="run the whole suite and write a certificate bundle",
-        description=_CERTIFY_HELP, epilog=_CERTIFY_EPILOG, formatter_class=_FORMATTER,
+def _declare_certify(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid certify`: its parser."""
+    certify = options.add_command(
+        commands, "certify", help="run the whole suite and write a certificate bundle",
+        description=_CERTIFY_HELP, epilog=_CERTIFY_EPILOG, fill=False,
     )
     certify.add_argument("--out", required=True, type=options.output_dir, metavar="DIR",
                          help="the folder to write the bundle into (created; must be empty)")
@@ -103,14 +102,31 @@ def add_parsers(commands: argparse._SubParsersAction) -> None:  # type: ignore[t
     options.add_jobs(certify)
     certify.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
     options.add_generated(certify)
-    certify.set_defaults(handler=run_certify)
+    return certify
 
-    verify = commands.add_parser(
-        "verify-certificate", help="check that a certificate bundle is untouched and from this suite",
-        description=_VERIFY_HELP, epilog=_VERIFY_EPILOG, formatter_class=_FORMATTER,
+
+def _declare_verify(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid verify-certificate`: its parser."""
+    verify = options.add_command(
+        commands, "verify-certificate", help="check that a certificate bundle is untouched and from this suite",
+        description=_VERIFY_HELP, epilog=_VERIFY_EPILOG, fill=False,
     )
     verify.add_argument("dir", type=Path, metavar="DIR", help="the folder `cardid certify` wrote")
-    verify.set_defaults(handler=run_verify)
+    return verify
+
+
+def _perform_certify(args: argparse.Namespace, context: Context) -> int:
+    return run_certify(args)
+
+
+def _perform_verify(args: argparse.Namespace, context: Context) -> int:
+    return run_verify(args)
+
+
+COMMANDS = (
+    Command("certify", _declare_certify, _perform_certify),
+    Command("verify-certificate", _declare_verify, _perform_verify),
+)
 
 
 def _check_out(out: Path, force: bool) -> None:

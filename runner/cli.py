@@ -21,7 +21,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 from cardid_conformance import escape, suite
 from cardid_conformance.cases import Corpus, Role, case_files, load_corpus
@@ -53,6 +53,7 @@ from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Run, decided, perform
+from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.terminal import (
     CaseLines,
     Exit,
@@ -109,23 +110,15 @@ def _parser() -> argparse.ArgumentParser:
         prog="cardid", description="Conformance suite for card identity in Magic replay files."
     )
     parser.add_argument("--version", action=_VersionAction)
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # Each command's parser is a _Parser too (argparse makes them of the parser's class).
+    commands = cast("Subcommands", parser.add_subparsers(dest="command", required=True, metavar="COMMAND"))
+    for command in COMMANDS:
+        command.declare(commands)
+    return parser
 
-    def selection_options(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR,
-                         help="case directory or file")
-        sub.add_argument("--case", action="append", default=[], metavar="ID", type=options.case_pattern,
-                         help="case ID or glob")
-        sub.add_argument("--rule", action="append", default=[], metavar="RULE", help="rule ID (ID-3) or family (LIB)")
-        sub.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER",
-                         type=options.cr_number, help="CR number, e.g. 701.24")
-        sub.add_argument("--tag", action="append", default=[], type=options.tag,
-                         help="a case tag, such as library or token (`cardid list` shows each case's)")
-        sub.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"],
-                         help="the case's level")
-        sub.add_argument("--role", action="append", default=[], choices=[role.value for role in Role],
-                         help="the case's role")
 
+def _declare_run(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid run`: its parser."""
     run = options.add_command(
         commands,
         "run",
@@ -157,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
             "         as in `cardid run | head`): the partial report was written"
         ),
     )
-    selection_options(run)
+    options.add_selection(run)
     options.add_implementation(run)
     options.add_source(run)
     options.add_jobs(run)
@@ -173,7 +166,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="a partial JSON report of an interrupted run: run only the cases it lacks")
     run.add_argument("-q", "--quiet", action="store_true", help="no context lines under failures")
     options.add_generated(run)
+    return run
 
+
+def _declare_list(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid list`: its parser."""
     listing = options.add_command(
         commands,
         "list",
@@ -187,8 +184,12 @@ def _parser() -> argparse.ArgumentParser:
             "exit codes: 0 listed, 1 the corpus has case bugs (listed on standard error), 2 usage error"
         ),
     )
-    selection_options(listing)
+    options.add_selection(listing)
+    return listing
 
+
+def _declare_lint(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid lint`: its parser."""
     linting = options.add_command(
         commands,
         "lint",
@@ -211,8 +212,12 @@ def _parser() -> argparse.ArgumentParser:
     linting.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR)
     linting.add_argument("--cr", type=options.input_file, metavar="PATH", help="CR text or index to check citations against")
     linting.add_argument("--cards", type=options.input_file, metavar="PATH", help="card data CSV to check card facts against")
+    return linting
 
-    options.add_command(
+
+def _declare_reference(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid reference`: its parser."""
+    return options.add_command(
         commands,
         "reference",
         help="start the bundled reference implementation as an adapter",
@@ -223,11 +228,47 @@ def _parser() -> argparse.ArgumentParser:
         ),
         epilog='example:\n  echo \'{"role": "reader", "text": "#c1 \\"Island\\" owner=P1"}\' | cardid reference',
     )
-    certify.add_parsers(commands)
-    doctor.add_parser(commands)
-    for command in (rules, mutants, coverage, newcase, shrink, knownfailures, logs, harness, fuzz):
-        command.add_parser(commands)
-    return parser
+
+
+def _perform_run(args: argparse.Namespace, context: Context) -> int:
+    with SIGNALS:  # from loading to the last report written
+        return _run(args, context.launcher, context.timing)
+
+
+def _perform_list(args: argparse.Namespace, context: Context) -> int:
+    return _list(args)
+
+
+def _perform_lint(args: argparse.Namespace, context: Context) -> int:
+    return _lint(args)
+
+
+def _perform_reference(args: argparse.Namespace, context: Context) -> int:
+    from cardid_reference.adapter import main as reference_main  # started as an adapter only
+
+    return reference_main()
+
+
+#: Every `cardid` command, in the order `cardid --help` lists them: the parser is built from
+#: them, and a command is performed by its name.
+COMMANDS: tuple[Command, ...] = (
+    Command("run", _declare_run, _perform_run),
+    Command("list", _declare_list, _perform_list),
+    Command("lint", _declare_lint, _perform_lint),
+    Command("reference", _declare_reference, _perform_reference),
+    *certify.COMMANDS,
+    doctor.COMMAND,
+    rules.COMMAND,
+    mutants.COMMAND,
+    coverage.COMMAND,
+    newcase.COMMAND,
+    shrink.COMMAND,
+    knownfailures.COMMAND,
+    *logs.COMMANDS,
+    harness.COMMAND,
+    fuzz.COMMAND,
+)
+_BY_NAME = {command.name: command for command in COMMANDS}
 
 
 def _check_working_folder() -> None:
@@ -245,10 +286,9 @@ def _check_working_folder() -> None:
 def main(
     argv: Sequence[str] | None = None, *, launcher: Launcher | None = None, timing: Timing = DEFAULT
 ) -> int:
-    """Entry point of `cardid` and `python -m cardid_runner`. `launcher` runs the implementation
-    of `cardid run` instead of real processes of --impl, and `timing` replaces the waits of
-    process handling (runner/process/timing.py) for `run` and `doctor`: the project's tests
-    pass in-memory implementations and shorter waits."""
+    """Entry point of `cardid` and `python -m cardid_runner`. `launcher` and `timing` are
+    given to the command as its Context (runner/subcommand.py): the project's tests pass
+    in-memory implementations and shorter waits."""
     with reader_may_leave() as stdout:  # flushed as it ends: a failure to write is known then
         code = _main(argv, launcher, timing)
     if stdout.failure is not None:
@@ -261,24 +301,7 @@ def _main(argv: Sequence[str] | None, launcher: Launcher | None, timing: Timing)
     try:
         args = _parser().parse_args(argv)
         _check_working_folder()
-        match args.command:
-            case "reference":
-                from cardid_reference.adapter import (
-                    main as reference_main,  # started as an adapter only
-                )
-
-                return reference_main()
-            case "lint":
-                return _lint(args)
-            case "list":
-                return _list(args)
-            case "doctor":
-                return doctor.main(args, timing)
-            case "run":
-                with SIGNALS:  # from loading to the last report written
-                    return _run(args, launcher, timing)
-            case _:  # each other command's module set its handler (set_defaults)
-                return int(args.handler(args))
+        return _BY_NAME[args.command].perform(args, Context(launcher=launcher, timing=timing))
     except _VersionAsked:
         emit(_version_line())
         return Exit.OK
@@ -291,7 +314,6 @@ def _main(argv: Sequence[str] | None, launcher: Launcher | None, timing: Timing)
     except CardidError as exc:
         say(exc.render(), sys.stderr)
         return Exit.USAGE
-    return Exit.USAGE
 
 
 def _corpus(args: argparse.Namespace, spec: Spec) -> Corpus:

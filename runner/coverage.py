@@ -19,6 +19,7 @@ from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.spec import Level, Rule, load_spec
 from cardid_runner import options
 from cardid_runner.mutants import columns, first_few
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 if TYPE_CHECKING:
     from cardid_runner.mutantmatrix import Matrix
@@ -66,8 +67,8 @@ class RuleCoverage:
         return few + (() if self.mutants else (NO_MUTANT,))
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid coverage`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid coverage`: its parser."""
     parser = options.add_command(
         commands,
         "coverage",
@@ -84,7 +85,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR, metavar="DIR",
                         help="the case directory (or file) whose citations are counted")
     parser.add_argument("--json", action="store_true", help="print the coverage as JSON")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("coverage", _declare, _perform)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -19,7 +19,6 @@ import shlex
 import time
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from cardid_conformance import escape, protocol, schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, CrashKind, Rejected, Unsupported
@@ -44,6 +43,7 @@ from cardid_runner.process import idle
 from cardid_runner.process.reads import TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 #: The requests checked, from real cases: the plainest valid and must-reject one of each role.
 SAMPLES = {
@@ -382,8 +382,8 @@ class Doctor:
         return stderr
 
 
-def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
-    """`cardid doctor`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid doctor`: its parser."""
     parser = options.add_command(
         commands,
         "doctor",
@@ -412,7 +412,14 @@ def add_parser(commands: argparse._SubParsersAction[Any]) -> None:
     )
     parser.add_argument("--role", choices=[role.value for role in Role],
                         help="check this role only (a per-case adapter cannot declare its roles)")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args, context.timing)
+
+
+COMMAND = Command("doctor", _declare, _perform)
 
 
 def main(args: argparse.Namespace, timing: Timing = DEFAULT) -> int:

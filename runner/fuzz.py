@@ -32,6 +32,7 @@ from cardid_reference.errors import RequestError
 from cardid_reference.writer import write
 from cardid_runner import draft, execute, options, shrink
 from cardid_runner.session import Session
+from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.terminal import Exit, emit, say
 
 _EPILOG = """\
@@ -68,8 +69,8 @@ def shard(text: str) -> tuple[int, int]:
     return k, m
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid fuzz`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid fuzz`: its parser."""
     parser = options.add_command(
         commands,
         "fuzz",
@@ -98,7 +99,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--mutants", action="store_true",
                         help="instead of --impl, judge every deliberately wrong writer of reference/mutants on "
                         "the games: the first seed that finds each, or why none can")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("fuzz", _declare, _perform)
 
 
 def seeds(first: int, count: int, part: tuple[int, int]) -> list[int]:

@@ -42,6 +42,7 @@ from cardid_runner import options
 from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
 from cardid_runner.starting import usage_error
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 #: Seconds the parser may take on one log.
 PARSER_TIMEOUT = 60.0
@@ -79,8 +80,8 @@ class ParsedObject:
     first_line: int = 0
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid adapter`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid adapter`: its parser."""
     parser = options.add_command(
         commands,
         "adapter",
@@ -96,7 +97,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("format", choices=["arena"], help="the log format the parser reads")
     parser.add_argument("--parser", required=True, metavar="COMMAND", type=options.command,
                         help="the command that reads a Player.log (its path is appended) and prints its objects")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("adapter", _declare, _perform)
 
 
 def main(args: argparse.Namespace) -> int:

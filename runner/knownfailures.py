@@ -19,6 +19,7 @@ from cardid_conformance.errors import UsageError
 from cardid_conformance.expect import PLACEHOLDER_REASON, load_known_failures
 from cardid_runner import options, writing
 from cardid_runner.resume import read_report
+from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.writing import OutputError, write_atomically
 
 #: Days from today an entry expires, unless --expires says otherwise.
@@ -41,8 +42,8 @@ Each entry's reason is "{PLACEHOLDER_REASON}" until someone writes the real one.
 """
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid known-failures`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid known-failures`: its parser."""
     parser = options.add_command(
         commands,
         "known-failures",
@@ -62,7 +63,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help=f"the file to write (default: {DEFAULT_PATH}); never replaced")
     parser.add_argument("--expires", type=expiry, metavar="YYYY-MM-DD",
                         help=f"when the entries expire (default: {DEFAULT_DAYS} days from today)")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("known-failures", _declare, _perform)
 
 
 def expiry(text: str) -> datetime.date:

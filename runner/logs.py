@@ -19,6 +19,7 @@ from cardid_conformance.sources.common import Imported, Inexpressible, LogError
 from cardid_conformance.sources.profile import RENDERERS
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
+from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.terminal import Exit, emit, say
 from cardid_runner.writing import OutputError, write_output
 
@@ -55,8 +56,8 @@ exit status: 0 imported, 2 usage error or a log the importer cannot read
 """
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid render` and `cardid import`."""
+def _declare_render(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid render`: its parser."""
     render = options.add_command(
         commands, "render",
         help="write a case as the log a real source would write (Arena, MTGO)",
@@ -73,8 +74,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         help="the case directory a case ID is looked up in")
     render.add_argument("--out", type=options.output_file, metavar="LOG",
                         help="write the log here (and LOG.sidecar.json beside it), not to standard output")
-    render.set_defaults(handler=run_render)
+    return render
 
+
+def _declare_import(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid import`: its parser."""
     import_ = options.add_command(
         commands, "import",
         help="read a real Arena or MTGO log as a writer request for one player",
@@ -94,7 +98,21 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     import_.add_argument("--json", action="store_true", help="write plain JSON, without comments")
     import_.add_argument("--out", type=options.output_file, metavar="PATH",
                          help="write the request here, not to standard output")
-    import_.set_defaults(handler=run_import)
+    return import_
+
+
+def _perform_render(args: argparse.Namespace, context: Context) -> int:
+    return run_render(args)
+
+
+def _perform_import(args: argparse.Namespace, context: Context) -> int:
+    return run_import(args)
+
+
+COMMANDS = (
+    Command("render", _declare_render, _perform_render),
+    Command("import", _declare_import, _perform_import),
+)
 
 
 def _request(text: str, cases: Path) -> Mapping[str, Any]:

@@ -19,6 +19,7 @@ from cardid_conformance.cases import Corpus, case_files, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 if TYPE_CHECKING:
     from cardid_runner.mutantmatrix import Matrix, MutantRow
@@ -46,8 +47,8 @@ unknown mutant or a bad option, 3 the suite's own files are broken
 """
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid mutants`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid mutants`: its parser."""
     parser = options.add_command(
         commands,
         "mutants",
@@ -66,7 +67,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR, metavar="DIR",
                         help="the case directory (or file) to judge the mutants on")
     parser.add_argument("--json", action="store_true", help="print the matrix as JSON")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("mutants", _declare, _perform)
 
 
 def main(args: argparse.Namespace) -> int:

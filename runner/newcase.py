@@ -22,6 +22,7 @@ from cardid_conformance.sources.common import LogError
 from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, logs, options
 from cardid_runner.draft import DraftError, Metadata
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 _EPILOG = """\
 examples:
@@ -40,8 +41,8 @@ failure), 3 the suite's own files are broken
 _MAX_BYTES = 64 * 1024 * 1024
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid new`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid new`: its parser."""
     parser = options.add_command(
         commands,
         "new",
@@ -76,7 +77,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("--perspective", metavar="PLAYER", help="the player the case is for (--from-log)")
     parser.add_argument("--first", type=options.jobs, metavar="N",
                         help="keep the game's first N observations only (--from-log)")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("new", _declare, _perform)
 
 
 def main(args: argparse.Namespace) -> int:

@@ -14,12 +14,17 @@ import os
 import re
 import textwrap
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cardid_conformance import files
+from cardid_conformance import files, suite
+from cardid_conformance.cases import Role
 from cardid_conformance.sources.profile import RENDERERS
 from cardid_runner import writing
 from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
+
+if TYPE_CHECKING:
+    from cardid_runner.subcommand import Subcommands
 
 #: `--timeout-multiplier` scales a 10 s case and a 30 s handshake: from 0.1 s to about 8 hours.
 MULTIPLIERS = (0.01, 1000.0)
@@ -201,24 +206,46 @@ def add_timeout_multiplier(parser: argparse.ArgumentParser) -> None:
 
 
 def add_command(
-    commands: argparse._SubParsersAction,  # type: ignore[type-arg]
+    commands: Subcommands,
     name: str,
     *,
     help: str,
     description: str,
     epilog: str,
+    fill: bool = True,
 ) -> argparse.ArgumentParser:
-    """Register one `cardid` subcommand: its description, one paragraph, filled to 88 columns
-    (never breaking a word such as `tab-separated` or a path), and its epilog (examples, exit
-    status) kept as written."""
+    """Add one `cardid` command's parser (a Command's `declare`, runner/subcommand.py): its
+    description, one paragraph, filled to 88 columns (never breaking a word such as
+    `tab-separated` or a path), or with `fill=False` kept as written (paragraphs, a table), and
+    its epilog (examples, exit status) kept as written."""
+    if fill:
+        description = textwrap.fill(description, width=88, break_on_hyphens=False, break_long_words=False)
     parser: argparse.ArgumentParser = commands.add_parser(
         name,
         help=help,
-        description=textwrap.fill(description, width=88, break_on_hyphens=False, break_long_words=False),
+        description=description,
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     return parser
+
+
+def add_selection(parser: argparse.ArgumentParser) -> None:
+    """--cases and the options that select cases (conformance/selection.py), as `cardid run`
+    and `cardid list` take them."""
+    parser.add_argument("--cases", type=case_source, default=suite.CASES_DIR,
+                        help="case directory or file")
+    parser.add_argument("--case", action="append", default=[], metavar="ID", type=case_pattern,
+                        help="case ID or glob")
+    parser.add_argument("--rule", action="append", default=[], metavar="RULE", help="rule ID (ID-3) or family (LIB)")
+    parser.add_argument("--cr", dest="cr_filter", action="append", default=[], metavar="NUMBER",
+                        type=cr_number, help="CR number, e.g. 701.24")
+    parser.add_argument("--tag", action="append", default=[], type=tag,
+                        help="a case tag, such as library or token (`cardid list` shows each case's)")
+    parser.add_argument("--level", action="append", default=[], choices=["MUST", "SHOULD", "MAY"],
+                        help="the case's level")
+    parser.add_argument("--role", action="append", default=[], choices=[role.value for role in Role],
+                        help="the case's role")
 
 
 def add_implementation(

@@ -17,6 +17,7 @@ from cardid_conformance.errors import UsageError
 from cardid_conformance.prose import RuleText, rule_texts
 from cardid_conformance.spec import Rule, Spec, load_spec
 from cardid_runner import options
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 _EPILOG = """\
 examples:
@@ -29,8 +30,8 @@ are broken
 """
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid rules`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid rules`: its parser."""
     parser = options.add_command(
         commands,
         "rules",
@@ -46,7 +47,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
     parser.add_argument("rule", nargs="?", metavar="RULE", help="a rule ID (ID-3) or family (LIB)")
     parser.add_argument("--cases", type=options.case_source, default=suite.CASES_DIR, metavar="DIR",
                         help="the case directory (or file) whose citations are listed")
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("rules", _declare, _perform)
 
 
 def main(args: argparse.Namespace) -> int:

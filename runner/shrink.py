@@ -48,6 +48,7 @@ from cardid_runner import draft, execute, options
 from cardid_runner.adapter import Launcher
 from cardid_runner.draft import DraftError, Metadata
 from cardid_runner.session import CaseRunner, Ran
+from cardid_runner.subcommand import Command, Context, Subcommands
 
 SAME_WAY = """\
 "the same way": a failed case fails with the same rule at its first difference (the rule its
@@ -76,8 +77,8 @@ broken
 """
 
 
-def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    """Register `cardid shrink`."""
+def _declare(commands: Subcommands) -> argparse.ArgumentParser:
+    """`cardid shrink`: its parser."""
     parser = options.add_command(
         commands,
         "shrink",
@@ -104,7 +105,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:  # type: ignore[ty
         parser, required=True, impl_help="the implementation command, which fails CASE",
         isolate="one process per candidate",
     )
-    parser.set_defaults(handler=main)
+    return parser
+
+
+def _perform(args: argparse.Namespace, context: Context) -> int:
+    return main(args)
+
+
+COMMAND = Command("shrink", _declare, _perform)
 
 
 @dataclass(frozen=True, slots=True)
