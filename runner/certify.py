@@ -15,6 +15,7 @@ import platform
 import shlex
 import signal
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from cardid_conformance import certificate, report, suite
@@ -116,17 +117,46 @@ def _declare_verify(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform_certify(args: argparse.Namespace, context: Context) -> int:
-    return run_certify(args)
+    return run_certify(CertifyOptions(
+        out=args.out,
+        force=args.force,
+        impl=args.impl,
+        isolate=args.isolate,
+        multiplier=args.timeout_multiplier,
+        jobs=args.jobs,
+        source=args.source,
+        known_failures=args.known_failures,
+        quiet=args.quiet,
+        generated=args.generated,
+    ))
 
 
 def _perform_verify(args: argparse.Namespace, context: Context) -> int:
-    return run_verify(args)
+    return run_verify(args.dir)
 
 
 COMMANDS = (
     Command("certify", _declare_certify, _perform_certify),
     Command("verify-certificate", _declare_verify, _perform_verify),
 )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CertifyOptions:
+    """What `cardid certify` was asked."""
+
+    #: The bundle's folder, and whether files in it may be replaced (--force).
+    out: Path
+    force: bool
+    impl: str | None
+    isolate: bool
+    multiplier: float
+    jobs: int
+    source: str | None
+    #: The known-failure file (--expect).
+    known_failures: Path | None
+    quiet: bool
+    generated: int
 
 
 def _check_out(out: Path, force: bool) -> None:
@@ -155,14 +185,14 @@ def _environment() -> dict[str, str]:
     }
 
 
-def run_certify(args: argparse.Namespace) -> int:
+def run_certify(chosen: CertifyOptions) -> int:
     """`cardid certify`: run the whole corpus, print the result, write the bundle."""
-    out: Path = args.out
-    _check_out(out, args.force)
+    out = chosen.out
+    _check_out(out, chosen.force)
     spec = load_spec()
     suite_manifest = certificate.manifest(suite.ROOT)
     corpus = load_corpus(case_files(suite.CASES_DIR), spec)
-    known = load_known_failures(args.known_failures) if args.known_failures else None
+    known = load_known_failures(chosen.known_failures) if chosen.known_failures else None
     known_sha256 = None
     if known is not None:
         try:
@@ -170,15 +200,15 @@ def run_certify(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot read known-failure file {known.path}: {describe(exc)}") from None
     the_run = Run(
-        impl=args.impl,
+        impl=chosen.impl,
         spec=spec,
         corpus=corpus,
-        isolate=args.isolate,
-        multiplier=args.timeout_multiplier,
-        jobs=args.jobs,
+        isolate=chosen.isolate,
+        multiplier=chosen.multiplier,
+        jobs=chosen.jobs,
         known_failures=known,
-        source=args.source,
-        generated=args.generated,
+        source=chosen.source,
+        generated=chosen.generated,
     )
     with SIGNALS:  # from the first case to the last file written
         progress = Progress(len(the_run.selected()))
@@ -194,7 +224,7 @@ def run_certify(args: argparse.Namespace) -> int:
             )
             return 128 + (SIGNALS.first or signal.SIGINT)
         # Shown as `cardid run` shows it; the exit code is its, unless the bundle is not written.
-        code = show_result(the_run, result, quiet=args.quiet, report_json=None)
+        code = show_result(the_run, result, quiet=chosen.quiet, report_json=None)
         cases_by_id = {case.id: case for case in corpus.cases}
         environment = _environment()
         roles = result.hello.roles if result.hello else None
@@ -244,10 +274,8 @@ def _write_bundle(out: Path, bundle: dict[str, bytes], sealed: bytes) -> str | N
     return None
 
 
-def run_verify(args: argparse.Namespace) -> int:
+def run_verify(bundle: Path) -> int:
     """`cardid verify-certificate DIR`: one line per check, exit 0 only if all match."""
-
-    bundle: Path = args.dir
     checked = certificate.verify(bundle, suite.ROOT)
     made = checked.certificate
     if made is not None:

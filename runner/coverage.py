@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardid_conformance import escape, suite
@@ -89,23 +90,24 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return show_coverage(args.cases, in_json=args.json)
 
 
 COMMAND = Command("coverage", _declare, _perform)
 
 
-def main(args: argparse.Namespace) -> int:
-    """Print each rule's coverage; 1 when a MUST rule has fewer than two cases."""
-    from cardid_runner.mutantmatrix import Matrix, is_contract  # see cardid_runner.mutants.main
+def show_coverage(cases: Path, *, in_json: bool) -> int:
+    """Print each rule's coverage by the cases of `cases` (as JSON with `in_json`); 1 when a
+    MUST rule has fewer than two cases."""
+    from cardid_runner.mutantmatrix import Matrix, is_contract  # see mutants.show_mutants
 
     spec = load_spec()
-    corpus = load_corpus(case_files(args.cases), spec)
+    corpus = load_corpus(case_files(cases), spec)
     matrix = Matrix(spec, corpus.cases)
     aimed = aimed_at(matrix)
     rules = [coverage_of(rule, corpus.cases, aimed.get(rule.id, ()), matrix) for rule in spec.rules.values()]
     contract = [_contract(rule_id, names, matrix) for rule_id, names in aimed.items() if is_contract(rule_id)]
-    if args.json:
+    if in_json:
         print(json.dumps(as_json(rules, contract), indent=2))
     else:
         for line in table_lines(rules, contract):
@@ -118,7 +120,7 @@ def main(args: argparse.Namespace) -> int:
 
 def aimed_at(matrix: Matrix) -> Mapping[str, tuple[str, ...]]:
     """The mutants aimed at each rule (those naming it), by rule ID, contract rules included."""
-    from cardid_reference.mutants import MUTANTS  # see cardid_runner.mutants.main
+    from cardid_reference.mutants import MUTANTS  # see mutants.show_mutants
 
     aimed: dict[str, list[str]] = {}
     for name in MUTANTS:

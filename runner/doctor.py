@@ -416,22 +416,22 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args, context.timing)
+    return main(args.impl, role=args.role, multiplier=args.timeout_multiplier, timing=context.timing)
 
 
 COMMAND = Command("doctor", _declare, _perform)
 
 
-def main(args: argparse.Namespace, timing: Timing = DEFAULT) -> int:
-    """Run the checks and print them; 0 when no problem was found, 1 otherwise."""
-    doctor = Doctor(execute.implementation_argv(args.impl), role=args.role,
-                    multiplier=args.timeout_multiplier, timing=timing)
+def main(impl: str, *, role: str | None = None, multiplier: float = 1.0, timing: Timing = DEFAULT) -> int:
+    """Run the checks of the command `impl` and print them; 0 when no problem was found, 1
+    otherwise."""
+    doctor = Doctor(execute.implementation_argv(impl), role=role, multiplier=multiplier, timing=timing)
     problems = 0
     for finding in doctor.findings():
         problems += finding.kind == "problem"
         for text in finding.lines():
             print(text, flush=True)
-    again = ["--impl", args.impl, *(["--role", args.role] if args.role else [])]
+    again = ["--impl", impl, *(["--role", role] if role else [])]
     if problems:
         print(escape.show(f"{problems} problem(s): fix them, then run `cardid doctor "
                              f"{shlex.join(again)}` again"))

@@ -17,6 +17,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,10 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return fuzz(Fuzzing(
+        impl=args.impl, multiplier=args.timeout_multiplier, games=args.games, seed=args.seed, shard=args.shard,
+        out=args.out, shrink=args.shrink, coverage=args.coverage, mutants=args.mutants,
+    ))
 
 
 COMMAND = Command("fuzz", _declare, _perform)
@@ -241,20 +245,42 @@ def campaign(chosen: list[int], session: Session, spec: Spec,
     return Campaign(seeds=tuple(chosen), disagreements=tuple(disagreements))
 
 
-def main(args: argparse.Namespace) -> int:
-    chosen = seeds(args.seed, args.games, args.shard)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fuzzing:
+    """What `cardid fuzz` was asked."""
+
+    #: The implementation command; None plays the bundled reference.
+    impl: str | None
+    multiplier: float
+    #: How many games, from which seed, and which K-th of M slices of them.
+    games: int
+    seed: int
+    shard: tuple[int, int]
+    #: The folder to write one case per kind of disagreement in, each shrunk unless `shrink`
+    #: is False.
+    out: Path | None
+    shrink: bool
+    #: Print what the games exercise, running no implementation.
+    coverage: bool
+    #: Judge the writer mutants, not an implementation.
+    mutants: bool
+
+
+def fuzz(asked: Fuzzing) -> int:
+    """Play the games asked for and print each disagreement; 1 when there is one."""
+    chosen = seeds(asked.seed, asked.games, asked.shard)
     span = f"seeds {chosen[0]}-{chosen[-1]}" if chosen else "no seed"
-    if args.shard != (1, 1):
-        span += f", shard {args.shard[0]}/{args.shard[1]}"
-    if args.coverage:
+    if asked.shard != (1, 1):
+        span += f", shard {asked.shard[0]}/{asked.shard[1]}"
+    if asked.coverage:
         for line in exercised.of(game_of(seed) for seed in chosen).lines():
             emit(line)
         return Exit.OK
     spec = load_spec()
-    if args.mutants:
+    if asked.mutants:
         return mutants_found(chosen, spec)
-    argv = execute.implementation_argv(args.impl)
-    opts = execute.Invocation.scaled(argv, multiplier=args.timeout_multiplier)
+    argv = execute.implementation_argv(asked.impl)
+    opts = execute.Invocation.scaled(argv, multiplier=asked.multiplier)
     session = Session(opts)
     try:
         result = campaign(chosen, session, spec, lambda d: say(d.line()))
@@ -266,10 +292,10 @@ def main(args: argparse.Namespace) -> int:
              if any(d.kind == kind for d in found)]
     counted = ", ".join(f"{sum(1 for d in found if d.kind == kind)} {kind.lower()}" for kind in kinds)
     say(f"fuzz: {name}: {len(chosen)} games ({span}), {len(found)} disagreement(s)" + (f": {counted}" if counted else ""))
-    if args.out is not None and found:
-        write_cases(args.out, found, args, opts, spec)
+    if asked.out is not None and found:
+        write_cases(asked.out, found, opts, spec, impl=asked.impl, shrunk=asked.shrink)
     if found:
-        say(f"replay the first: {replay(args.impl, found[0].seed)}")
+        say(f"replay the first: {replay(asked.impl, found[0].seed)}")
         return Exit.FAILED
     return Exit.OK
 
@@ -327,19 +353,20 @@ def mutants_found(chosen: list[int], spec: Spec) -> int:
     return Exit.FAILED if missed else Exit.OK
 
 
-def write_cases(folder: Path, found: tuple[Disagreement, ...], args: argparse.Namespace, opts: execute.Invocation,
-                spec: Spec) -> None:
-    """One case per kind and rule of disagreement, the first game of each, shrunk."""
+def write_cases(folder: Path, found: tuple[Disagreement, ...], opts: execute.Invocation, spec: Spec, *,
+                impl: str | None, shrunk: bool) -> None:
+    """One case per kind and rule of disagreement, the first game of each, shrunk unless
+    `shrunk` is False (`impl`: the --impl the cases name)."""
     firsts: dict[tuple[str, str], Disagreement] = {}
     for disagreement in found:
         firsts.setdefault((disagreement.kind, disagreement.rule), disagreement)
-    impl = args.impl or "cardid reference"
+    impl = impl or "cardid reference"
     for disagreement in firsts.values():
         game = game_of(disagreement.seed)  # the same seed, the same game
         path = folder / f"fuzz-{game.seed}.yaml"
         data = case_data(game, expected(game), spec, disagreement.rule)
         kept = f"the whole game, {len(game.truth)} observations"
-        if args.shrink:
+        if shrunk:
             case = draft.checked(path, data, spec)
             try:
                 with shrink.Shrinker(case, opts, spec, path=path, new_id=f"fuzz-{game.seed}") as shrinker:

@@ -101,16 +101,17 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return serve(args.parser)
 
 
 COMMAND = Command("adapter", _declare, _perform)
 
 
-def main(args: argparse.Namespace) -> int:
-    """Serve requests, per case or persistent, as the reference adapter does."""
+def serve(parser: str) -> int:
+    """Serve requests, per case or persistent, as the reference adapter does, each answered
+    through the log parser command `parser`."""
     try:
-        argv = split_command(args.parser)
+        argv = split_command(parser)
     except BadCommand as exc:
         raise usage_error(exc) from None
 

@@ -67,7 +67,7 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return start_file(args.report, out=args.out, expires=args.expires)
 
 
 COMMAND = Command("known-failures", _declare, _perform)
@@ -88,9 +88,12 @@ def expiry(text: str) -> datetime.date:
     return day
 
 
-def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int:
-    """Write the known-failure file; print how many entries, and what to do next."""
-    out: Path = args.out
+def start_file(
+    report_path: Path, *, out: Path, expires: datetime.date | None, today: datetime.date | None = None
+) -> int:
+    """Write the known-failure file `out` from the run report at `report_path`, its entries
+    expiring on `expires` (else DEFAULT_DAYS from today); print how many entries, and what to
+    do next."""
     if writing.streams(out):
         raise UsageError(
             f"--out takes a file: {out} is a stream, and the known-failure file is kept to be read",
@@ -102,21 +105,21 @@ def main(args: argparse.Namespace, *, today: datetime.date | None = None) -> int
             hint="pass another --out PATH, or edit the existing file",
         )
     report = read_report(
-        args.report,
+        report_path,
         what="the run report",
         hint="give the file `cardid run --report-json PATH` wrote",
     )
-    expires = args.expires or (today or datetime.date.today()) + datetime.timedelta(days=DEFAULT_DAYS)
+    expires = expires or (today or datetime.date.today()) + datetime.timedelta(days=DEFAULT_DAYS)
     failing = [result for result in report["results"] if result["status"] in FAILING]
     if not failing:
-        print(escape.show(f"{args.report} has no failed or errored case: no known-failure file is needed (nothing written)"))
+        print(escape.show(f"{report_path} has no failed or errored case: no known-failure file is needed (nothing written)"))
         return 1
     implementation = report["implementation"]
     data = known_failures(implementation, failing, expires)
     problem = schemas.first_problem("expect", data)
     if problem is not None:  # a report names its cases by ID, which the file takes as they are
-        raise UsageError(f"{args.report}: {problem.where()}: {problem.message}: cannot be a known-failure entry")
-    comments = _comments(args.report, report, expires)
+        raise UsageError(f"{report_path}: {problem.where()}: {problem.message}: cannot be a known-failure entry")
+    comments = _comments(report_path, report, expires)
     try:
         text = caseyaml.render_verified(data, comments=comments, path=out, block_items=True)
     except caseyaml.RenderError as exc:  # the schema allows nothing that could not be written

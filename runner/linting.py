@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from cardid_conformance import suite
+from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.lint import lint
 from cardid_conformance.spec import load_cr_numbers, load_spec
 from cardid_runner import options
-from cardid_runner.running import corpus_of
 from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.terminal import Exit, emit, say
 
@@ -42,30 +43,32 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return _lint(args)
+    return lint_cases(args.cases, cr=args.cr, cards=args.cards)
 
 
 COMMAND = Command("lint", _declare, _perform)
 
 
-def _lint(args: argparse.Namespace) -> int:
+def lint_cases(cases: Path, *, cr: Path | None, cards: Path | None) -> int:
+    """Lint the case files of `cases`, their CR numbers against `cr` and their card facts
+    against `cards` when given; print the problems, or what was checked and what was not."""
     spec = load_spec()
-    corpus = corpus_of(args, spec)
-    cr_numbers = load_cr_numbers(args.cr) if args.cr else None
+    corpus = load_corpus(case_files(cases), spec)
+    cr_numbers = load_cr_numbers(cr) if cr else None
     problems = lint(
         corpus,
         spec,
         cr_numbers=cr_numbers,
-        cards_csv=args.cards,
-        coverage=args.cases.resolve() == suite.CASES_DIR.resolve(),
+        cards_csv=cards,
+        coverage=cases.resolve() == suite.CASES_DIR.resolve(),
     )
     for problem in problems:
         say(f"{problem}", sys.stderr)
     checked = ["schemas", "rule IDs", "unique IDs"]
     checked += ["CR numbers"] if cr_numbers else []
-    checked += ["card facts"] if args.cards else []
+    checked += ["card facts"] if cards else []
     unchecked = [] if cr_numbers else ["CR numbers (no --cr)"]
-    unchecked += [] if args.cards else ["card facts (no --cards)"]
+    unchecked += [] if cards else ["card facts (no --cards)"]
     skipped = f"; not checked: {', '.join(unchecked)}" if unchecked else ""
     if problems:
         emit(f"lint: {len(problems)} problem(s) in {len(corpus.cases) + len(corpus.bugs)} case files", sys.stderr)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from cardid_conformance import escape
+from cardid_conformance.cases import Role, case_files, load_corpus
+from cardid_conformance.selection import Selection
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
-from cardid_runner.running import corpus_of, selection_of
 from cardid_runner.subcommand import Command, Context, Subcommands
 from cardid_runner.terminal import Exit, emit, say
 
@@ -33,18 +35,29 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return _list(args)
+    selection = Selection(
+        cases=tuple(args.case),
+        rules=tuple(args.rule),
+        cr=tuple(args.cr_filter),
+        tags=tuple(args.tag),
+        levels=tuple(args.level),
+        roles=tuple(Role(role) for role in args.role),
+    )
+    return list_cases(args.cases, selection)
 
 
 COMMAND = Command("list", _declare, _perform)
 
 
-def _list(args: argparse.Namespace) -> int:
+def list_cases(cases: Path, selection: Selection) -> int:
+    """Print the cases of `cases` the selection chooses, one per line; 1 when a case file is
+    broken (each said on standard error)."""
     spec = load_spec()
-    corpus = corpus_of(args, spec)
+    corpus = load_corpus(case_files(cases), spec)
     for bug in corpus.bugs:
         say(f"BUG IN CASE: {bug.message}", sys.stderr)
-    for case in selection_of(args, spec).apply(corpus.cases):
+    selection.check(spec)
+    for case in selection.apply(corpus.cases):
         fields = (case.id, case.role, case.level.name, ",".join(case.rules), case.description)
         emit("\t".join(escape.show(field) for field in fields))
     return Exit.FAILED if corpus.bugs else Exit.OK

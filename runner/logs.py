@@ -102,11 +102,12 @@ def _declare_import(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform_render(args: argparse.Namespace, context: Context) -> int:
-    return run_render(args)
+    return render_case(args.format, args.case, cases=args.cases, out=args.out)
 
 
 def _perform_import(args: argparse.Namespace, context: Context) -> int:
-    return run_import(args)
+    return import_request(args.format, args.log, perspective=args.perspective, sidecar_path=args.sidecar,
+                          in_json=args.json, out=args.out)
 
 
 COMMANDS = (
@@ -141,51 +142,58 @@ def _request(text: str, cases: Path) -> Mapping[str, Any]:
     return case.request
 
 
-def run_render(args: argparse.Namespace) -> int:
-    request = _request(args.case, args.cases)
+def render_case(log_format: str, case: str, *, cases: Path, out: Path | None) -> int:
+    """Write the writer request `case` names (a case ID of `cases`, a case file, a request
+    file) as `log_format`'s log: to `out` with its sidecar beside it, else to standard output."""
+    request = _request(case, cases)
     try:
-        rendering = RENDERERS[args.format](request)
+        rendering = RENDERERS[log_format](request)
     except Inexpressible as error:
-        say(f"cannot render {args.case} as an {LOG_NAMES[args.format]}: {error}", sys.stderr)
+        say(f"cannot render {case} as an {LOG_NAMES[log_format]}: {error}", sys.stderr)
         return Exit.FAILED
     sidecar = json.dumps(rendering.sidecar, indent=2, ensure_ascii=False) + "\n"
-    if args.out is None:
+    if out is None:
         sys.stdout.write(rendering.log)
         say("note: no sidecar written (give --out to keep it beside the log)", sys.stderr)
         return Exit.OK
     try:
-        write_output(args.out, rendering.log.encode("utf-8"), what="--out")
-        write_output(Path(f"{args.out}.sidecar.json"), sidecar.encode("utf-8"), what="the sidecar")
+        write_output(out, rendering.log.encode("utf-8"), what="--out")
+        write_output(Path(f"{out}.sidecar.json"), sidecar.encode("utf-8"), what="the sidecar")
     except OutputError as exc:
         say(exc.message, sys.stderr)
         return Exit.USAGE
-    say(f"wrote {args.out} and {args.out}.sidecar.json", sys.stderr)
+    say(f"wrote {out} and {out}.sidecar.json", sys.stderr)
     return Exit.OK
 
 
-def run_import(args: argparse.Namespace) -> int:
-    text = read_log_text(args.log)
+def import_request(
+    log_format: str, log: Path, *, perspective: str, sidecar_path: Path | None, in_json: bool, out: Path | None
+) -> int:
+    """Read the `log_format` log `log` as a writer request for `perspective` (with the sidecar
+    `cardid render` wrote, if given), and write it as YAML (as JSON with `in_json`) to `out`,
+    else to standard output."""
+    text = read_log_text(log)
     sidecar = None
-    if args.sidecar is not None:
+    if sidecar_path is not None:
         try:
-            sidecar = json.loads(args.sidecar.read_text(encoding="utf-8"))
+            sidecar = json.loads(sidecar_path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise UsageError(f"cannot read the sidecar {args.sidecar}: {exc}") from None
+            raise UsageError(f"cannot read the sidecar {sidecar_path}: {exc}") from None
     try:
-        imported = IMPORTERS[args.format](text, args.perspective, sidecar)
+        imported = IMPORTERS[log_format](text, perspective, sidecar)
     except LogError as error:
-        raise UsageError(f"{args.log}: {error.place}: {error.why}") from None
-    output = json.dumps(imported.request, indent=2, ensure_ascii=False) + "\n" if args.json else as_yaml(
-        imported, f"{args.log}, for {imported.request['perspective']}"
+        raise UsageError(f"{log}: {error.place}: {error.why}") from None
+    output = json.dumps(imported.request, indent=2, ensure_ascii=False) + "\n" if in_json else as_yaml(
+        imported, f"{log}, for {imported.request['perspective']}"
     )
     count = len(imported.request["observations"])
     passed = f"; {len(imported.skipped)} place(s) not understood and passed over" if imported.skipped else ""
-    say(f"imported {count} observations from {args.log}{passed}", sys.stderr)
-    if args.out is None:
+    say(f"imported {count} observations from {log}{passed}", sys.stderr)
+    if out is None:
         emit(output.rstrip("\n"))
         return Exit.OK
     try:
-        write_output(args.out, output.encode("utf-8"), what="--out")
+        write_output(out, output.encode("utf-8"), what="--out")
     except OutputError as exc:
         say(exc.message, sys.stderr)
         return Exit.USAGE

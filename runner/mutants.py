@@ -12,6 +12,7 @@ import difflib
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardid_conformance import escape, suite
@@ -71,24 +72,25 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return show_mutants(args.names, args.cases, in_json=args.json)
 
 
 COMMAND = Command("mutants", _declare, _perform)
 
 
-def main(args: argparse.Namespace) -> int:
-    """Judge the mutants asked for and print their rows; 1 when some are not caught."""
+def show_mutants(wanted: Sequence[str], cases: Path, *, in_json: bool) -> int:
+    """Judge the mutants asked for (all when none is) on the cases of `cases` and print their
+    rows (as JSON with `in_json`); 1 when some are not caught."""
     # Imported here, as `cardid reference` imports the reference: the other commands reach it
     # only through the adapter contract, and never load it.
     from cardid_runner.mutantmatrix import Matrix
 
-    names = checked_names(args.names)
+    names = checked_names(wanted)
     spec = load_spec()
-    corpus = load_corpus(case_files(args.cases), spec)
+    corpus = load_corpus(case_files(cases), spec)
     matrix = Matrix(spec, corpus.cases)
     rows = [matrix.row(name) for name in names]
-    if args.json:
+    if in_json:
         print(json.dumps(as_json(rows, len(corpus.cases)), indent=2))
     else:
         for line in table_lines(rows, len(corpus.cases)):
@@ -99,7 +101,7 @@ def main(args: argparse.Namespace) -> int:
 
 def checked_names(wanted: Sequence[str]) -> list[str]:
     """The mutants named (all when none is), each known; an unknown one is a usage error."""
-    from cardid_reference.mutants import MUTANTS  # see main()
+    from cardid_reference.mutants import MUTANTS  # see show_mutants()
 
     for name in wanted:
         if name not in MUTANTS:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -81,30 +82,56 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return write_new(NewCase(
+        id=args.id, role=None if args.role is None else Role(args.role), rules=tuple(args.rule), out=args.out,
+        from_failure=args.from_failure, from_log=args.from_log, format=args.format,
+        perspective=args.perspective, first=args.first,
+    ))
 
 
 COMMAND = Command("new", _declare, _perform)
 
 
-def main(args: argparse.Namespace) -> int:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewCase:
+    """What `cardid new` was asked: the new case's ID, and what it is drafted from."""
+
+    id: str
+    #: The template's role and the rules it cites (--role, --rule).
+    role: Role | None = None
+    rules: tuple[str, ...] = ()
+    #: The folder to write ID.yaml in; None: cases/<role>/ of the checkout.
+    out: Path | None = None
+    #: A case folder `cardid run --save-failures` wrote.
+    from_failure: Path | None = None
+    #: A real game's log, its format and the player it is read for, and how many of its
+    #: observations are kept (None: all).
+    from_log: Path | None = None
+    format: str | None = None
+    perspective: str | None = None
+    first: int | None = None
+
+
+def write_new(new: NewCase) -> int:
     """Write the new case; print where."""
     spec = load_spec()
-    if args.from_failure is not None:
-        if args.role or args.rule:
+    if new.from_failure is not None:
+        if new.role or new.rules:
             raise UsageError(
                 "cardid new: --role and --rule come from the saved failure with --from-failure",
                 hint="leave them out, and edit the new case afterwards",
             )
-        return _reported(_from_failure, args, spec)
-    if args.from_log is not None:
-        if args.format is None or args.perspective is None:
+        folder = new.from_failure
+        return _reported(lambda: _from_failure(folder, new, spec))
+    if new.from_log is not None:
+        log, log_format, perspective = new.from_log, new.format, new.perspective
+        if log_format is None or perspective is None:
             raise UsageError("cardid new: --from-log needs --format (arena or mtgo) and --perspective")
-        return _reported(_from_log, args, spec)
-    role = Role(args.role or Role.WRITER)
-    rules = _rules(spec, args.rule)
-    path = draft.target(args.id, args.out, suite.CASES_DIR / role.value)
-    data = template(args.id, role, rules, spec)
+        return _reported(lambda: _from_log(log, log_format, perspective, new, spec))
+    role = new.role or Role.WRITER
+    rules = _rules(spec, new.rules)
+    path = draft.target(new.id, new.out, suite.CASES_DIR / role.value)
+    data = template(new.id, role, rules, spec)
     draft.write(path, data, _TEMPLATE_COMMENT, what="the new case")
     print(escape.show(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with"))
     print(escape.show(f"  cardid lint --cases {path} && cardid run --cases {path}"))
@@ -122,18 +149,18 @@ _TEMPLATE_COMMENT = [
 ]
 
 
-def _reported(draw: Callable[[argparse.Namespace, Spec], int], args: argparse.Namespace, spec: Spec) -> int:
+def _reported(draw: Callable[[], int]) -> int:
     """A case drafted from something given (a saved failure, a log); 1 when the reference gave
     no answer to make its expectation of, said on standard error."""
     try:
-        return draw(args, spec)
+        return draw()
     except DraftError as exc:
         for line in exc.render().split("\n"):
             print(escape.show(line), file=sys.stderr)
         return 1
 
 
-def _rules(spec: Spec, wanted: list[str]) -> list[str]:
+def _rules(spec: Spec, wanted: Sequence[str]) -> list[str]:
     rules = []
     for text in wanted:
         rule_id = text.upper()
@@ -216,8 +243,7 @@ def _read(path: Path, what: str) -> Any:
         ) from None
 
 
-def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
-    folder: Path = args.from_failure
+def _from_failure(folder: Path, new: NewCase, spec: Spec) -> int:
     if not folder.is_dir():
         raise UsageError(
             f"cardid new: argument --from-failure: {folder} is not a folder",
@@ -238,10 +264,10 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
     meta = _failed_case(folder, spec)
     if meta.role is not role:
         raise UsageError(f"{folder / 'request.json'} is a {role} request, but case {meta.id} is a {meta.role} case")
-    new = Metadata(id=args.id, description=meta.description, role=role, level=meta.level,
-                   rules=meta.rules, cr=meta.cr, tags=meta.tags)
-    path = draft.target(args.id, args.out, suite.CASES_DIR / role.value)
-    data, reference = _drafted(path, new, request, spec)
+    drafted = Metadata(id=new.id, description=meta.description, role=role, level=meta.level,
+                       rules=meta.rules, cr=meta.cr, tags=meta.tags)
+    path = draft.target(new.id, new.out, suite.CASES_DIR / role.value)
+    data, reference = _drafted(path, drafted, request, spec)
     failure = _first_line(folder / "failure.txt")
     comments = [
         *draft.review_comment(reference, "cardid new --from-failure"),
@@ -259,37 +285,37 @@ def _from_failure(args: argparse.Namespace, spec: Spec) -> int:
     return 0
 
 
-def _from_log(args: argparse.Namespace, spec: Spec) -> int:
+def _from_log(log: Path, log_format: str, perspective: str, new: NewCase, spec: Spec) -> int:
     """A case from a stretch of a real game: its first N observations as the importer reads
     them, each named by its place in the log, answered by the reference for review."""
-    rules = _rules(spec, args.rule)
+    rules = _rules(spec, new.rules)
     if not rules:
         raise UsageError(
             "cardid new: --from-log needs at least one --rule: the rule the game shows broken",
             hint="`cardid rules` lists them",
         )
     try:
-        imported = logs.IMPORTERS[args.format](logs.read_log_text(args.from_log), args.perspective, None)
+        imported = logs.IMPORTERS[log_format](logs.read_log_text(log), perspective, None)
     except LogError as error:
-        raise UsageError(f"{args.from_log}: {error.place}: {error.why}") from None
-    count = len(imported.request["observations"]) if args.first is None else args.first
+        raise UsageError(f"{log}: {error.place}: {error.why}") from None
+    count = len(imported.request["observations"]) if new.first is None else new.first
     request = {**imported.request, "observations": imported.request["observations"][:count]}
     places = imported.places[:count]
     notes = (imported.notes or (None,) * len(imported.places))[:count]
     level = max(spec.rule(rule_id).level for rule_id in rules).name
     cr = tuple(dict.fromkeys(number for rule_id in rules for number in spec.rule(rule_id).cr))
     meta = Metadata(
-        id=args.id, role=Role.WRITER, level=level, rules=tuple(rules), cr=cr,
-        description=f"The first {count} observations of {args.from_log.name} for {args.perspective}, "
+        id=new.id, role=Role.WRITER, level=level, rules=tuple(rules), cr=cr,
+        description=f"The first {count} observations of {log.name} for {perspective}, "
         "as imported (rewrite: the behaviour shown, in the present tense).",
-        tags=("from-log", args.format),
+        tags=("from-log", log_format),
     )
-    path = draft.target(args.id, args.out, suite.CASES_DIR / Role.WRITER.value)
+    path = draft.target(new.id, new.out, suite.CASES_DIR / Role.WRITER.value)
     data, reference = _drafted(path, meta, request, spec)
     comments = [
         f"Fails: {PLACEHOLDER}: name the wrong parser this case catches.",
         *draft.review_comment(reference, "cardid new --from-log"),
-        f"Drafted from {args.from_log} ({args.format}) for {args.perspective}. Where each "
+        f"Drafted from {log} ({log_format}) for {perspective}. Where each "
         "observation comes from in the log:",
         *(f"  {index}: {place}" + ("" if note is None else f" ({note})")
           for index, (place, note) in enumerate(zip(places, notes, strict=True))),
@@ -297,7 +323,7 @@ def _from_log(args: argparse.Namespace, spec: Spec) -> int:
     draft.write(path, data, comments, what="the new case")
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
     print(escape.show(
-        f"wrote {path}: {count} observations of {args.from_log}, and as its expectation {expectation} "
+        f"wrote {path}: {count} observations of {log}, and as its expectation {expectation} "
         f"from {reference}, tagged needs-review"
     ))
     print(escape.show("  cut it to the stretch that shows the behaviour, check the expectation against the "

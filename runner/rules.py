@@ -51,24 +51,25 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return show_rules(args.rule, args.cases)
 
 
 COMMAND = Command("rules", _declare, _perform)
 
 
-def main(args: argparse.Namespace) -> int:
-    """List the rules, or show the one (or the family) asked for."""
+def show_rules(wanted: str | None, cases: Path) -> int:
+    """List the rules, or show the one (or the family) asked for, with the cases of `cases`
+    citing each."""
     spec = load_spec()
-    if args.rule is None:
+    if wanted is None:
         for line in list_lines(spec):
             print(line)
         return 0
-    chosen = select(spec, args.rule)
-    corpus = load_corpus(case_files(args.cases), spec)
+    chosen = select(spec, wanted)
+    corpus = load_corpus(case_files(cases), spec)
     texts = rule_texts()
     lines: list[str] = []
-    if len(chosen) > 1 or chosen[0].family == args.rule.upper():
+    if len(chosen) > 1 or chosen[0].family == wanted.upper():
         family = chosen[0].family
         lines += [f"family {family}: {spec.families.get(family, '')} ({len(chosen)} rules)", ""]
     for index, rule in enumerate(chosen):

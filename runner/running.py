@@ -11,6 +11,8 @@ import argparse
 import contextlib
 import dataclasses
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from cardid_conformance.cases import Corpus, Role, case_files, load_corpus
@@ -22,7 +24,7 @@ from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import options, writing
 from cardid_runner.adapter import Launcher
 from cardid_runner.process.stop import SIGNALS
-from cardid_runner.process.timing import Timing
+from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.progress import Progress
 from cardid_runner.resume import resume
 from cardid_runner.run import Outputs, Run, decided, perform
@@ -83,61 +85,22 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    with SIGNALS:  # from loading to the last report written
-        return _run(args, context.launcher, context.timing)
-
-
-COMMAND = Command("run", _declare, _perform)
-
-
-def corpus_of(args: argparse.Namespace, spec: Spec) -> Corpus:
-    return load_corpus(case_files(args.cases), spec)
-
-
-def selection_of(args: argparse.Namespace, spec: Spec) -> Selection:
-    selection = Selection(
-        cases=tuple(args.case),
-        rules=tuple(args.rule),
-        cr=tuple(args.cr_filter),
-        tags=tuple(args.tag),
-        levels=tuple(args.level),
-        roles=tuple(Role(role) for role in args.role),
-    )
-    selection.check(spec)
-    return selection
-
-
-#: The options that name an output a stream may take (runner/writing.py).
-_STREAMABLE = ("report_json", "junit", "markdown", "markdown_append")
-
-
-def _run(args: argparse.Namespace, launcher: Launcher | None, timing: Timing) -> int:
-    """Parse options -> build the Run -> perform it -> print the Result. When an output goes to
-    standard output (`--report-json -`), the console's text goes to standard error, so that
-    standard output holds that output alone (`cardid run --report-json - | jq`)."""
-    spec = load_spec()
-    corpus = corpus_of(args, spec)
-    _check_outputs(args)
-    named = [getattr(args, option) for option in _STREAMABLE]
-    if any(path is not None and writing.descriptor(path) == 1 for path in named):
-        with contextlib.redirect_stdout(sys.stderr):
-            return _performed(args, spec, corpus, launcher, timing)
-    return _performed(args, spec, corpus, launcher, timing)
-
-
-def _performed(
-    args: argparse.Namespace, spec: Spec, corpus: Corpus, launcher: Launcher | None, timing: Timing
-) -> int:
-    the_run = Run(
+    chosen = RunOptions(
+        cases=args.cases,
+        selection=Selection(
+            cases=tuple(args.case),
+            rules=tuple(args.rule),
+            cr=tuple(args.cr_filter),
+            tags=tuple(args.tag),
+            levels=tuple(args.level),
+            roles=tuple(Role(role) for role in args.role),
+        ),
         impl=args.impl,
-        spec=spec,
-        corpus=corpus,
-        cases_dir=args.cases,
-        selection=selection_of(args, spec),
         isolate=args.isolate,
         multiplier=args.timeout_multiplier,
         jobs=args.jobs,
-        known_failures=load_known_failures(args.known_failures) if args.known_failures else None,
+        source=args.source,
+        known_failures=args.known_failures,
         outputs=Outputs(
             report_json=args.report_json,
             junit=args.junit,
@@ -145,23 +108,98 @@ def _performed(
             markdown_append=args.markdown_append,
             save_failures=args.save_failures,
         ),
-        source=args.source,
-        timing=timing,
+        resume=args.resume,
+        quiet=args.quiet,
         generated=args.generated,
     )
-    if args.resume:
-        earlier = resume(args.resume, the_run.command, spec, the_run.selected())
-        the_run = dataclasses.replace(the_run, resumed=earlier.outcomes, resumed_from=args.resume)
-        say(f"resumed: {len(earlier.outcomes)} result(s) from {args.resume}, not run again (they are only "
+    with SIGNALS:  # from loading to the last report written
+        return run(chosen, launcher=context.launcher, timing=context.timing)
+
+
+COMMAND = Command("run", _declare, _perform)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOptions:
+    """What `cardid run` was asked: the options as read, before the spec and the cases are
+    loaded (the selection is checked against the spec then)."""
+
+    cases: Path
+    selection: Selection
+    impl: str | None
+    isolate: bool
+    multiplier: float
+    jobs: int
+    source: str | None
+    #: The known-failure file (--expect).
+    known_failures: Path | None
+    outputs: Outputs
+    #: The partial report of an interrupted run to resume.
+    resume: Path | None
+    quiet: bool
+    generated: int
+
+    def named_outputs(self) -> list[tuple[str, Path | None]]:
+        """The files named by option, as each option is written, in the order of the checks:
+        the known-failure file, then each output."""
+        outputs = self.outputs
+        return [
+            ("--expect", self.known_failures),
+            ("--report-json", outputs.report_json),
+            ("--junit", outputs.junit),
+            ("--markdown", outputs.markdown),
+            ("--markdown-append", outputs.markdown_append),
+            ("--save-failures", outputs.save_failures),
+        ]
+
+
+def run(chosen: RunOptions, *, launcher: Launcher | None = None, timing: Timing = DEFAULT) -> int:
+    """Load -> build the Run -> perform it -> print the Result. When an output goes to
+    standard output (`--report-json -`), the console's text goes to standard error, so that
+    standard output holds that output alone (`cardid run --report-json - | jq`)."""
+    spec = load_spec()
+    corpus = load_corpus(case_files(chosen.cases), spec)
+    _check_outputs(chosen.named_outputs())
+    outputs = chosen.outputs
+    streamable = (outputs.report_json, outputs.junit, outputs.markdown, outputs.markdown_append)
+    if any(path is not None and writing.descriptor(path) == 1 for path in streamable):
+        with contextlib.redirect_stdout(sys.stderr):
+            return _performed(chosen, spec, corpus, launcher, timing)
+    return _performed(chosen, spec, corpus, launcher, timing)
+
+
+def _performed(
+    chosen: RunOptions, spec: Spec, corpus: Corpus, launcher: Launcher | None, timing: Timing
+) -> int:
+    chosen.selection.check(spec)
+    the_run = Run(
+        impl=chosen.impl,
+        spec=spec,
+        corpus=corpus,
+        cases_dir=chosen.cases,
+        selection=chosen.selection,
+        isolate=chosen.isolate,
+        multiplier=chosen.multiplier,
+        jobs=chosen.jobs,
+        known_failures=load_known_failures(chosen.known_failures) if chosen.known_failures else None,
+        outputs=chosen.outputs,
+        source=chosen.source,
+        timing=timing,
+        generated=chosen.generated,
+    )
+    if chosen.resume:
+        earlier = resume(chosen.resume, the_run.command, spec, the_run.selected())
+        the_run = dataclasses.replace(the_run, resumed=earlier.outcomes, resumed_from=chosen.resume)
+        say(f"resumed: {len(earlier.outcomes)} result(s) from {chosen.resume}, not run again (they are only "
             "as trustworthy as that file; run without --resume to judge every case)")
         if earlier.changed:
-            say(f"note: {len(earlier.changed)} case(s) changed since {args.resume} was written, "
+            say(f"note: {len(earlier.changed)} case(s) changed since {chosen.resume} was written, "
                  f"so they run again: {', '.join(earlier.changed)}")
     selected = the_run.selected()
     progress = Progress(len([case for case in selected if case.id not in the_run.resumed]))
     # Into a pipe or a file, each case's lines go out as it finishes (`cardid run | head` ends
     # the run once head has its lines); on a terminal, where the progress line is, at the end.
-    shown = None if sys.stdout.isatty() else CaseLines(the_run, quiet=args.quiet)
+    shown = None if sys.stdout.isatty() else CaseLines(the_run, quiet=chosen.quiet)
     if shown is not None:
         shown.expect([case.id for case in selected], decided(the_run, selected))
 
@@ -176,19 +214,14 @@ def _performed(
                              launcher=launcher)
     finally:
         progress.close()
-    return show_result(the_run, result, quiet=args.quiet, report_json=args.report_json, shown=shown)
+    return show_result(the_run, result, quiet=chosen.quiet, report_json=chosen.outputs.report_json, shown=shown)
 
 
-#: Invocation whose destination is not their name: --expect names the known-failure file.
-_DEST = {"--expect": "known_failures"}
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
+def _check_outputs(named: Sequence[tuple[str, Path | None]]) -> None:
     """Two outputs never share a file (the second would silently replace the first), and no
     output replaces the known-failure file. (--resume may name the --report-json it resumes.)"""
     seen: dict[Path, str] = {}
-    for option in ("--expect", "--report-json", "--junit", "--markdown", "--markdown-append", "--save-failures"):
-        path = getattr(args, _DEST.get(option, option.lstrip("-").replace("-", "_")))
+    for option, path in named:
         if path is None:
             continue
         fd = writing.descriptor(path)

@@ -109,7 +109,8 @@ def _declare(commands: Subcommands) -> argparse.ArgumentParser:
 
 
 def _perform(args: argparse.Namespace, context: Context) -> int:
-    return main(args)
+    return shrink_case(args.case, cases=args.cases, out=args.out, new_id=args.new_id, impl=args.impl,
+                       isolate=args.isolate, multiplier=args.timeout_multiplier)
 
 
 COMMAND = Command("shrink", _declare, _perform)
@@ -369,19 +370,23 @@ def find_case(text: str, cases: Path, spec: Spec) -> Case:
     return corpus.cases[0]
 
 
-def main(args: argparse.Namespace) -> int:
-    """Shrink CASE against --impl and write the smallest case found."""
+def shrink_case(
+    wanted: str, *, cases: Path, out: Path | None, new_id: str | None, impl: str, isolate: bool, multiplier: float
+) -> int:
+    """Shrink the case `wanted` names (an ID of `cases`, or a case file) against `impl` and
+    write the smallest case found, as `new_id` (default: <case>-shrunk) in `out` (default: the
+    case's folder)."""
     spec = load_spec()
-    case = find_case(args.case, args.cases, spec)
-    new_id = args.new_id or f"{case.id}-shrunk"
-    if args.new_id is None and len(new_id) > draft.CASE_ID_MAX:
-        raise UsageError(f"{new_id} is longer than a case ID may be ({draft.CASE_ID_MAX})", hint="pass --id NEW_ID")
-    path = draft.target(new_id, args.out, case.path.parent)
-    argv = execute.implementation_argv(args.impl)
-    opts = execute.Invocation.scaled(argv, multiplier=args.timeout_multiplier, isolate=args.isolate)
-    print(escape.show(f"shrink: running {case.id} against {args.impl}"), flush=True)
+    case = find_case(wanted, cases, spec)
+    named = new_id or f"{case.id}-shrunk"
+    if new_id is None and len(named) > draft.CASE_ID_MAX:
+        raise UsageError(f"{named} is longer than a case ID may be ({draft.CASE_ID_MAX})", hint="pass --id NEW_ID")
+    path = draft.target(named, out, case.path.parent)
+    argv = execute.implementation_argv(impl)
+    opts = execute.Invocation.scaled(argv, multiplier=multiplier, isolate=isolate)
+    print(escape.show(f"shrink: running {case.id} against {impl}"), flush=True)
     try:
-        with Shrinker(case, opts, spec, path=path, new_id=new_id) as shrinker:
+        with Shrinker(case, opts, spec, path=path, new_id=named) as shrinker:
             result = shrinker.shrink()
     except NoFailure as exc:
         print(escape.show(f"shrink: {exc}"))
@@ -398,7 +403,7 @@ def main(args: argparse.Namespace) -> int:
     for line in report_lines(result, case):
         print(escape.show(line))
     try:
-        draft.write(path, result.data, comments(result, case, args.impl), what="the shrunk case")
+        draft.write(path, result.data, comments(result, case, impl), what="the shrunk case")
     except DraftError as exc:
         for line in exc.render().split("\n"):
             print(escape.show(line), file=sys.stderr)

@@ -82,3 +82,38 @@ def test_no_test_module_imports_another() -> None:
             if any(name.split(".")[:2][-1].startswith("test_") and name.startswith("tests.") for name in names):
                 importers.append(f"{path.name}: {names[0]}")
     assert not importers, importers
+
+
+def _edges(tree: ast.Module) -> set[str]:
+    """The functions a module gives to `Command(name, declare, perform)` (runner/subcommand.py)
+    as its declare and perform, by name."""
+    edges = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Command":
+            given = [*node.args[1:3], *(k.value for k in node.keywords if k.arg in ("declare", "perform"))]
+            edges.update(value.id for value in given if isinstance(value, ast.Name))
+    return edges
+
+
+def test_the_namespace_stops_at_each_commands_edge() -> None:
+    """A command's perform reads its parsed options (an argparse.Namespace) into typed values,
+    and calls logic that takes them: no function but a Command's declare and perform has a
+    parameter annotated with a Namespace (nor with a type that holds one, such as a Callable
+    taking it)."""
+    takers = []
+    edges_seen = 0
+    for folder in ("conformance", "runner", "reference"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            edges = _edges(tree)
+            edges_seen += len(edges)
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name in edges:
+                    continue
+                arguments = node.args
+                for arg in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs,
+                            *filter(None, (arguments.vararg, arguments.kwarg))]:
+                    if arg.annotation is not None and "Namespace" in ast.unparse(arg.annotation):
+                        takers.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.name}({arg.arg})")
+    assert edges_seen >= 2 * 17  # every command's declare and perform were found
+    assert not takers, takers
