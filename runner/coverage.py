@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardid_conformance import escape, suite
+from cardid_conformance import suite
 from cardid_conformance.cases import Case, case_files, load_corpus
 from cardid_conformance.spec import Level, Rule, load_spec
 from cardid_runner import options
 from cardid_runner.mutants import columns, first_few
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import emit, show_line
 
 if TYPE_CHECKING:
     from cardid_runner.mutantmatrix import Matrix
@@ -108,13 +109,16 @@ def show_coverage(cases: Path, *, in_json: bool) -> int:
     rules = [coverage_of(rule, corpus.cases, aimed.get(rule.id, ()), matrix) for rule in spec.rules.values()]
     contract = [_contract(rule_id, names, matrix) for rule_id, names in aimed.items() if is_contract(rule_id)]
     if in_json:
-        print(json.dumps(as_json(rules, contract), indent=2))
+        emit(json.dumps(as_json(rules, contract), indent=2))
     else:
         for line in table_lines(rules, contract):
-            print(escape.show(line))
+            show_line(line)
     if corpus.bugs:
-        print(f"note: {len(corpus.bugs)} case file(s) could not be read, so their citations are "
-              "not counted (`cardid lint` names them)", file=sys.stderr)
+        emit(
+            f"note: {len(corpus.bugs)} case file(s) could not be read, so their citations are "
+            "not counted (`cardid lint` names them)",
+            sys.stderr,
+        )
     return 1 if any(FEW_CASES in rule.flags for rule in rules) else 0
 
 

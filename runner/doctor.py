@@ -44,6 +44,7 @@ from cardid_runner.process.reads import TimedOut, TooLong
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import Process
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import emit, show_line
 
 #: The requests checked, from real cases: the plainest valid and must-reject one of each role.
 SAMPLES = {
@@ -430,11 +431,13 @@ def main(impl: str, *, role: str | None = None, multiplier: float = 1.0, timing:
     for finding in doctor.findings():
         problems += finding.kind == "problem"
         for text in finding.lines():
-            print(text, flush=True)
+            emit(text, flush=True)
     again = ["--impl", impl, *(["--role", role] if role else [])]
     if problems:
-        print(escape.show(f"{problems} problem(s): fix them, then run `cardid doctor "
-                             f"{shlex.join(again)}` again"))
+        show_line(
+            f"{problems} problem(s): fix them, then run `cardid doctor "
+            f"{shlex.join(again)}` again"
+        )
         return 1
-    print(escape.show(f"adapter looks right: run `cardid run {shlex.join(again)}`"))
+    show_line(f"adapter looks right: run `cardid run {shlex.join(again)}`")
     return 0

@@ -14,12 +14,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import caseyaml, escape, schemas, yamlfile
+from cardid_conformance import caseyaml, schemas, yamlfile
 from cardid_conformance.errors import UsageError
 from cardid_conformance.expect import PLACEHOLDER_REASON, load_known_failures
 from cardid_runner import options, writing
 from cardid_runner.resume import read_report
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import show_line
 from cardid_runner.writing import OutputError, write_atomically
 
 #: Days from today an entry expires, unless --expires says otherwise.
@@ -112,7 +113,7 @@ def start_file(
     expires = expires or (today or datetime.date.today()) + datetime.timedelta(days=DEFAULT_DAYS)
     failing = [result for result in report["results"] if result["status"] in FAILING]
     if not failing:
-        print(escape.show(f"{report_path} has no failed or errored case: no known-failure file is needed (nothing written)"))
+        show_line(f"{report_path} has no failed or errored case: no known-failure file is needed (nothing written)")
         return 1
     implementation = report["implementation"]
     data = known_failures(implementation, failing, expires)
@@ -126,24 +127,24 @@ def start_file(
         raise UsageError(str(exc)) from None
     encoded = text.encode("utf-8")
     if len(encoded) > yamlfile.MAX_BYTES:  # --expect would refuse it: write nothing
-        print(escape.show(
+        show_line(
             f"{len(failing):,} failures make a known-failure file of {len(encoded):,} bytes, over the "
             f"{yamlfile.MAX_BYTES:,} bytes --expect reads (nothing written): fix the failures that "
             "share a cause first (cardid run groups them by rule), or list a selection "
             "(cardid run --rule ... --report-json)"
-        ))
+        )
         return 1
     try:
         write_atomically(out, encoded, what="--out")
     except OutputError as exc:
         raise UsageError(exc.message) from None
     load_known_failures(out)  # what was written is what --expect reads
-    print(escape.show(
+    show_line(
         f"wrote {out}: {len(failing)} known failure(s) of {data['implementation']}, expiring on "
         f"{expires.isoformat()}"
-    ))
-    print(escape.show(f'  replace each reason "{PLACEHOLDER_REASON}" with why the case fails (and an issue link), then'))
-    print(escape.show(f"  cardid run --impl ... --expect {out}"))
+    )
+    show_line(f'  replace each reason "{PLACEHOLDER_REASON}" with why the case fails (and an issue link), then')
+    show_line(f"  cardid run --impl ... --expect {out}")
     return 0
 
 

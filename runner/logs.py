@@ -20,7 +20,7 @@ from cardid_conformance.sources.profile import RENDERERS
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
 from cardid_runner.subcommand import Command, Context, Subcommands
-from cardid_runner.terminal import Exit, emit, say
+from cardid_runner.terminal import Exit, emit, put, say
 from cardid_runner.writing import OutputError, write_output
 
 #: Each format's importer (its renderer: sources/profile.py's RENDERERS).
@@ -153,7 +153,7 @@ def render_case(log_format: str, case: str, *, cases: Path, out: Path | None) ->
         return Exit.FAILED
     sidecar = json.dumps(rendering.sidecar, indent=2, ensure_ascii=False) + "\n"
     if out is None:
-        sys.stdout.write(rendering.log)
+        put(rendering.log)
         say("note: no sidecar written (give --out to keep it beside the log)", sys.stderr)
         return Exit.OK
     try:

@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardid_conformance import escape, suite
+from cardid_conformance import suite
 from cardid_conformance.cases import Corpus, case_files, load_corpus
 from cardid_conformance.errors import UsageError
 from cardid_conformance.spec import load_spec
 from cardid_runner import options
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import emit, show_line
 
 if TYPE_CHECKING:
     from cardid_runner.mutantmatrix import Matrix, MutantRow
@@ -91,10 +92,10 @@ def show_mutants(wanted: Sequence[str], cases: Path, *, in_json: bool) -> int:
     matrix = Matrix(spec, corpus.cases)
     rows = [matrix.row(name) for name in names]
     if in_json:
-        print(json.dumps(as_json(rows, len(corpus.cases)), indent=2))
+        emit(json.dumps(as_json(rows, len(corpus.cases)), indent=2))
     else:
         for line in table_lines(rows, len(corpus.cases)):
-            print(escape.show(line))
+            show_line(line)
     notes(corpus, matrix)
     return 0 if all(row.caught for row in rows) else 1
 
@@ -184,9 +185,15 @@ def notes(corpus: Corpus, matrix: Matrix) -> None:
     """Say on standard error what the matrix left out: unreadable case files, and cases the
     reference does not pass (which catch nothing)."""
     if corpus.bugs:
-        print(f"note: {len(corpus.bugs)} case file(s) could not be read and were left out "
-              "(`cardid lint` names them)", file=sys.stderr)
+        emit(
+            f"note: {len(corpus.bugs)} case file(s) could not be read and were left out "
+            "(`cardid lint` names them)",
+            sys.stderr,
+        )
     unsound = matrix.unsound()
     if unsound:
-        print(f"note: the reference does not pass {len(unsound)} case(s), which catch no mutant: "
-              + ", ".join(case.id for case in unsound), file=sys.stderr)
+        emit(
+            f"note: the reference does not pass {len(unsound)} case(s), which catch no mutant: "
+            + ", ".join(case.id for case in unsound),
+            sys.stderr,
+        )

@@ -24,6 +24,7 @@ from cardid_conformance.spec import Spec, load_spec
 from cardid_runner import draft, logs, options
 from cardid_runner.draft import DraftError, Metadata
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import say, show_line
 
 _EPILOG = """\
 examples:
@@ -133,8 +134,8 @@ def write_new(new: NewCase) -> int:
     path = draft.target(new.id, new.out, suite.CASES_DIR / role.value)
     data = template(new.id, role, rules, spec)
     draft.write(path, data, _TEMPLATE_COMMENT, what="the new case")
-    print(escape.show(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with"))
-    print(escape.show(f"  cardid lint --cases {path} && cardid run --cases {path}"))
+    show_line(f"wrote {path}: fill in every value that starts with {PLACEHOLDER}, then check it with")
+    show_line(f"  cardid lint --cases {path} && cardid run --cases {path}")
     return 0
 
 
@@ -155,8 +156,7 @@ def _reported(draw: Callable[[], int]) -> int:
     try:
         return draw()
     except DraftError as exc:
-        for line in exc.render().split("\n"):
-            print(escape.show(line), file=sys.stderr)
+        say(exc.render(), sys.stderr)
         return 1
 
 
@@ -276,12 +276,12 @@ def _from_failure(folder: Path, new: NewCase, spec: Spec) -> int:
     ]
     draft.write(path, data, comments, what="the new case")
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
-    print(escape.show(
+    show_line(
         f"wrote {path}: the request saved in {folder}, and as its expectation {expectation} from "
         f"{reference}, tagged needs-review"
-    ))
-    print(escape.show("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;"))
-    print(escape.show(f"  cardid lint --cases {path} says what is left"))
+    )
+    show_line("  check the expectation against the cited rules, then remove the REVIEW lines and the tag;")
+    show_line(f"  cardid lint --cases {path} says what is left")
     return 0
 
 
@@ -322,12 +322,14 @@ def _from_log(log: Path, log_format: str, perspective: str, new: NewCase, spec: 
     ]
     draft.write(path, data, comments, what="the new case")
     expectation = "a rejection" if data["expect"].get("reject") else "an answer"
-    print(escape.show(
+    show_line(
         f"wrote {path}: {count} observations of {log}, and as its expectation {expectation} "
         f"from {reference}, tagged needs-review"
-    ))
-    print(escape.show("  cut it to the stretch that shows the behaviour, check the expectation against the "
-                         "cited rules, then remove the REVIEW lines and the tag"))
+    )
+    show_line(
+        "  cut it to the stretch that shows the behaviour, check the expectation against the "
+        "cited rules, then remove the REVIEW lines and the tag"
+    )
     return 0
 
 

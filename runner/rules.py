@@ -18,6 +18,7 @@ from cardid_conformance.prose import RuleText, rule_texts
 from cardid_conformance.spec import Rule, Spec, load_spec
 from cardid_runner import options
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import emit, show_line
 
 _EPILOG = """\
 examples:
@@ -63,7 +64,7 @@ def show_rules(wanted: str | None, cases: Path) -> int:
     spec = load_spec()
     if wanted is None:
         for line in list_lines(spec):
-            print(line)
+            emit(line)
         return 0
     chosen = select(spec, wanted)
     corpus = load_corpus(case_files(cases), spec)
@@ -77,12 +78,12 @@ def show_rules(wanted: str | None, cases: Path) -> int:
             lines.append("")
         lines += rule_lines(spec, rule, texts.get(rule.id), corpus.cases)
     for line in lines:
-        print(escape.show(line))
+        show_line(line)
     if corpus.bugs:
-        print(
+        emit(
             f"note: {len(corpus.bugs)} case file(s) could not be read, so their citations are "
             "not listed (`cardid lint` names them)",
-            file=sys.stderr,
+            sys.stderr,
         )
     return 0
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardid_conformance import escape, schemas, suite
+from cardid_conformance import schemas, suite
 from cardid_conformance.answer import Answer, Answered, Crashed, Rejected
 from cardid_conformance.cases import (
     Case,
@@ -49,6 +49,7 @@ from cardid_runner.adapter import Launcher
 from cardid_runner.draft import DraftError, Metadata
 from cardid_runner.session import CaseRunner, Ran
 from cardid_runner.subcommand import Command, Context, Subcommands
+from cardid_runner.terminal import say, show_line
 
 SAME_WAY = """\
 "the same way": a failed case fails with the same rule at its first difference (the rule its
@@ -384,31 +385,30 @@ def shrink_case(
     path = draft.target(named, out, case.path.parent)
     argv = execute.implementation_argv(impl)
     opts = execute.Invocation.scaled(argv, multiplier=multiplier, isolate=isolate)
-    print(escape.show(f"shrink: running {case.id} against {impl}"), flush=True)
+    show_line(f"shrink: running {case.id} against {impl}", flush=True)
     try:
         with Shrinker(case, opts, spec, path=path, new_id=named) as shrinker:
             result = shrinker.shrink()
     except NoFailure as exc:
-        print(escape.show(f"shrink: {exc}"))
+        show_line(f"shrink: {exc}")
         return 1
     if result.fallback_reason:
-        print(escape.show(f"note: persistent mode unavailable ({result.fallback_reason}); one process per candidate"))
+        show_line(f"note: persistent mode unavailable ({result.fallback_reason}); one process per candidate")
     if all(kept == of for _, kept, of in result.removed):
         what = " or ".join(what.removesuffix("s") for what, _, _ in result.removed if what != "card facts")
-        print(escape.show(
+        show_line(
             f"shrink: {case.id} {result.way}, and is as small as shrinking makes it: no {what} "
             f"can go without changing that ({result.tried} runs); nothing written"
-        ))
+        )
         return 1
     for line in report_lines(result, case):
-        print(escape.show(line))
+        show_line(line)
     try:
         draft.write(path, result.data, comments(result, case, impl), what="the shrunk case")
     except DraftError as exc:
-        for line in exc.render().split("\n"):
-            print(escape.show(line), file=sys.stderr)
+        say(exc.render(), sys.stderr)
         return 1
-    print(escape.show(f"wrote {path}"))
+    show_line(f"wrote {path}")
     return 0
 
 

@@ -1,6 +1,7 @@
 """What the `cardid` commands print, and how: the documented exit codes, lines that may hold
 an implementation's text, a run's Result shown with the exit code it gives (`cardid run`,
-`cardid certify`), and a standard output whose reader may go away."""
+`cardid certify`), and a standard output whose reader may go away. Every command prints
+through it (`say`, `show_line`, `emit`, `put`)."""
 
 from __future__ import annotations
 
@@ -48,9 +49,22 @@ def say(text: str, stream: TextIO | None = None) -> None:
         emit(escape.show(line), stream)
 
 
-def emit(line: str, stream: TextIO | None = None) -> None:
-    """Print one line (already escaped)."""
-    print(line, file=stream or sys.stdout)
+def show_line(text: str, stream: TextIO | None = None, *, flush: bool = False) -> None:
+    """Print text that may come from an implementation or a case file (a path, a name) as one
+    line, `escape.show`n whole: a newline in it is shown as `\\x0a`, never starts a line."""
+    emit(escape.show(text), stream, flush=flush)
+
+
+def emit(line: str, stream: TextIO | None = None, *, flush: bool = False) -> None:
+    """Print one line (already escaped: JSON, lines `escape.show`n by their renderer); with
+    `flush`, at once (a line that says what is going on while the command waits)."""
+    print(line, file=stream or sys.stdout, flush=flush)
+
+
+def put(text: str, stream: TextIO | None = None) -> None:
+    """Write a document as it is, adding nothing (a rendered log, for a program or a file to
+    read: `cardid render arena CASE > Player.log`)."""
+    (stream or sys.stdout).write(text)
 
 
 #: How many cases that errored for one same reason the console shows in full (an adapter that

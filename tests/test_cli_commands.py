@@ -47,3 +47,20 @@ def test_no_command_is_dispatched_another_way() -> None:
             if isinstance(node, ast.Match) and "command" in ast.unparse(node.subject):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: match {ast.unparse(node.subject)}")
     assert not found, found
+
+
+def test_commands_write_to_the_terminal_through_one_module() -> None:
+    """What a command prints goes through runner/terminal.py (`say`, `show_line`, `emit`,
+    `put`), which escapes what may come from an implementation or a case file: no other module
+    of the runner calls print or writes to sys.stdout or sys.stderr itself."""
+    found = []
+    for path in sorted((ROOT / "runner").rglob("*.py")):
+        if path == ROOT / "runner" / "terminal.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            called = ast.unparse(node.func)
+            if called == "print" or called in ("sys.stdout.write", "sys.stderr.write"):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {called}")
+    assert not found, found
