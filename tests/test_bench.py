@@ -13,10 +13,17 @@ from cardid_conformance.cases import case_files, load_corpus
 from cardid_conformance.spec import Spec
 
 from bench import run, workload
+from bench.common import QUICK, Figure
+from bench.corpus import corpus_figures, figure_corpus
+from bench.generated import figure_generated, generated_figures
+from bench.growth import figure_growth, growth_figures
+from bench.loading import LoadTimes, bare_libraries, figure_loading, loading_figures, timed_loads
+from bench.overhead import figure_overhead, overhead_figures
+from bench.tools import tools_figures
 
 #: Smaller than --quick: a benchmark's whole pipeline in well under a second.
 TINY = dataclasses.replace(
-    run.QUICK,
+    QUICK,
     overhead_repeats=1,
     corpus_cases=2,
     sizes=(20, 40, 80),
@@ -40,17 +47,17 @@ def _given(
     generation: float = 0.5,
     oracle: float = 0.5,
     overhead: float = 1.2,
-) -> list[run.Figure]:
+) -> list[Figure]:
     """Every figure, from numbers chosen so that each ratio is the one given."""
     pinned = {"runner": runner, "bare": bare, "bytes": 0.05}
-    figures = run.overhead_figures(pinned, pinned, 0.01, pinned=True)
+    figures = overhead_figures(pinned, pinned, 0.01, pinned=True)
     per_p = 0.001
     corpus = {
         "p": [(0.1, per_p)],
         "i1": [(speedup * 2.0, per_p * isolate)],
         "i2": [(2.0, per_p * isolate)],
     }
-    figures += run.corpus_figures(corpus, 10)
+    figures += corpus_figures(corpus, 10)
     sizes = (1, 10, 100)
     runs = {
         1: {"impl": [0.01], "judge": [0.0]},
@@ -58,19 +65,19 @@ def _given(
         100: {"impl": [1.0, 2.0, 4.0], "judge": [share, 2 * share, 4 * share]},
     }
     per_turn = [{1: 0.1, 10: 1.0, 100: ratio} for ratio in growth]
-    figures += run.growth_figures(sizes, runs, per_turn, {"runner_mb": peak - 100, "impl_mb": 100.0})
-    times = run.LoadTimes(
+    figures += growth_figures(sizes, runs, per_turn, {"runner_mb": peak - 100, "impl_mb": 100.0})
+    times = LoadTimes(
         first=1.0, load=tuple(2.0 * r for r in load), bare=(2.0,) * len(load)
     )
-    figures += run.loading_figures(3, times, 10, 10_000, times)
+    figures += loading_figures(3, times, 10, 10_000, times)
     samples = {"cli": 1.0, "pytest": tools, "cli_wall": 0.3, "pytest_wall": 0.6}
-    figures += run.tools_figures({**samples, "pytest_empty": 0.4})
-    figures += run.generated_figures({"generate": generation * 5.0, "reference": 5.0, "oracle": oracle * 5.0,
-                                      "campaign": 5.0 + overhead * 5.0}, 10)
+    figures += tools_figures({**samples, "pytest_empty": 0.4})
+    figures += generated_figures({"generate": generation * 5.0, "reference": 5.0, "oracle": oracle * 5.0,
+                                  "campaign": 5.0 + overhead * 5.0}, 10)
     return figures
 
 
-def _by_key(figures: list[run.Figure]) -> dict[str, run.Figure]:
+def _by_key(figures: list[Figure]) -> dict[str, Figure]:
     return {figure.key: figure for figure in figures}
 
 
@@ -129,23 +136,23 @@ def test_bare_libraries_take_the_files_the_loader_takes(tmp_path: Path, spec: Sp
     workload.write_cases(tmp_path, 4, seed=1)
     paths = case_files(tmp_path)
     assert len(load_corpus(paths, spec).cases) == 4
-    assert run.bare_libraries(paths) == 4
-    assert run.bare_libraries(case_files(suite.CASES_DIR)) == len(case_files(suite.CASES_DIR))
-    times = run.timed_loads(tmp_path, spec, 2)
+    assert bare_libraries(paths) == 4
+    assert bare_libraries(case_files(suite.CASES_DIR)) == len(case_files(suite.CASES_DIR))
+    times = timed_loads(tmp_path, spec, 2)
     assert len(times.load) == len(times.bare) == 2
 
 
 @pytest.mark.parametrize("number", ["1", "2", "3", "4", "6"])
 def test_each_benchmark_runs_on_tiny_inputs(number: str, spec: Spec, tmp_path: Path) -> None:
-    """Benchmarks 1 to 4 run end to end (processes, the reference, generated files) on tiny
+    """Benchmarks 1 to 4 and 6 run end to end (processes, the reference, generated files) on tiny
     inputs and give their figures; benchmark 5 only starts the same tools as the test suite."""
     corpus = load_corpus(case_files(suite.CASES_DIR), spec).cases[:2]
     step = {
-        "1": lambda: run.figure_overhead(corpus, spec, TINY, tmp_path),
-        "2": lambda: run.figure_corpus(corpus, spec, TINY),
-        "3": lambda: run.figure_growth(TINY, tmp_path),
-        "4": lambda: run.figure_loading(spec, TINY, tmp_path),
-        "6": lambda: run.figure_generated(TINY),
+        "1": lambda: figure_overhead(corpus, spec, TINY, tmp_path),
+        "2": lambda: figure_corpus(corpus, spec, TINY),
+        "3": lambda: figure_growth(TINY, tmp_path),
+        "4": lambda: figure_loading(spec, TINY, tmp_path),
+        "6": lambda: figure_generated(TINY),
     }[number]
     figures = step()
     assert [f.key for f in figures] == [k for k in run.KEYS if k.startswith(number)]
