@@ -48,7 +48,7 @@ def serve_game(path: Path) -> None:
     def run_once() -> tuple[float, float]:
         began = time.perf_counter()
         got = session.run(
-            Request(tag=case.id, role="writer", payload=case.request_bytes(), timeout=600.0)
+            Request(tag=case.id, role=case.role, payload=case.request_bytes(), timeout=600.0)
         )
         answered = time.perf_counter()
         outcome = judge(case, got, spec)

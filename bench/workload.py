@@ -12,7 +12,7 @@ from typing import Any
 import yaml
 from cardid_conformance import suite
 from cardid_conformance.cardtable import CardEntry
-from cardid_conformance.cases import Case, WriterExpectation
+from cardid_conformance.cases import Case, Role, WriterExpectation
 from cardid_conformance.spec import Level
 from cardid_reference.adapter import answer
 
@@ -325,7 +325,7 @@ def game_case(
     return Case(
         id="generated-game",
         description="A generated long game keeps every instance ID the reference keeps.",
-        role="writer",
+        role=Role.WRITER,
         level=Level.MUST,
         rules=("ID-3",),
         cr=("400.7",),
