@@ -6,8 +6,13 @@ pytest users expect; a failure shows the same domain diff and rule citation as `
 
 `--expect FILE` and `--cardid-report-json PATH` end the session as `cardid run` ends a run: the
 outcomes the items recorded (each report carries its case's, every field of it, as ASCII JSON
-text of `outcome.to_data`, so that under xdist it reaches the controller) go through `runner.run.conclude`, the CLI's own code
-for known failures, verdict and report.
+text of `outcome.to_data`, so that under xdist it reaches the controller) go through
+`runner.run.conclude`, the CLI's own code for known failures, verdict and report.
+
+Why one module of about 500 lines: pytest's hooks and the items they collect share the
+session's stash (the case runner, the known failures, the recorded outcomes); split in two, each
+half would import the other. What is not pytest's lives elsewhere (runner/session.py runs the
+cases, runner/run.py concludes).
 """
 
 from __future__ import annotations
