@@ -1,4 +1,9 @@
-"""Where the suite's own files live: spec index, schemas and the case corpus."""
+"""Where the suite's own files live: spec index, schemas and the case corpus.
+
+The one environment read of the core (CARDID_SUITE, at import): where the suite's files are is
+a fact of the installation, as a package's data files are, and every loader of the core reads
+from it; passing a root to each of them would add a parameter everywhere for what
+`cardid verify-certificate` against another checkout and a few tests need."""
 
 from __future__ import annotations
 
