@@ -251,14 +251,24 @@ class _Refused(yaml.YAMLError):
 
 def load(path: Path) -> Any:
     """Load one YAML file as plain data, or raise CaseError naming the file (and line)."""
+    return parse(read(path), path)
+
+
+def read(path: Path) -> bytes:
+    """A YAML file's bytes, as `load` reads them (a regular file, MAX_BYTES at most), or
+    CaseError naming the file."""
     try:
-        raw = files.read_bounded(path, MAX_BYTES)
+        return files.read_bounded(path, MAX_BYTES)
     except files.TooLarge as exc:
         raise CaseError(path, f"file is {exc.size:,} bytes, over the {MAX_BYTES:,}-byte limit") from None
     except files.NotARegularFile as exc:
         raise CaseError(path, f"{exc.kind}, not a regular file: nothing was read from it") from None
     except OSError as exc:
         raise CaseError(path, f"cannot read file: {files.describe(exc)}") from None
+
+
+def parse(raw: bytes, path: Path) -> Any:
+    """A YAML file's bytes (`read`) as plain data, or CaseError naming the file (and line)."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -247,6 +247,7 @@ def conclude(
         {o.case_id: (cases_by_id[o.case_id].path if o.case_id in cases_by_id else None, digests[o.case_id])
          for o in outcomes if o.case_id in digests},
         run.spec,
+        cases_by_id,
     )
     bugs: list[Outcome] = [CaseBug(case_id=str(bug.path), reason=bug.message) for bug in run.corpus.bugs]
     marked: Sequence[Outcome] = [*bugs, *outcomes]

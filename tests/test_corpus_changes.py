@@ -5,6 +5,7 @@ itself edits the file, on its first request."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import sys
@@ -12,6 +13,8 @@ from pathlib import Path
 
 import pytest
 from cardid_conformance import schemas
+from cardid_conformance.cases import changed_since, load_case
+from cardid_conformance.spec import load_spec
 from cardid_runner.cli import Exit, main
 
 from tests.conftest import ROOT
@@ -95,3 +98,22 @@ def test_the_pytest_plugin_names_a_case_changed_during_the_session(
     data = json.loads(report.read_text(encoding="utf-8"))
     assert data["suite"]["cases_changed"] == [{"case": EDITED, "path": str(edited), "change": "edited"}]
     assert not data["verdict"]["accepted"]
+
+
+def test_unchanged_bytes_are_not_parsed_again(tmp_path: Path) -> None:
+    """A file whose bytes are those the judged case was loaded from is unchanged without being
+    parsed again (it cost a fifth of a reference run); other bytes are loaded and judged. Shown
+    with a spec that knows no rule, under which any case parsed again is broken."""
+    spec = load_spec()
+    paths = []
+    for case_id in CASES:
+        paths.append(tmp_path / f"{case_id}.yaml")
+        shutil.copy(ROOT / "cases" / "reader" / f"{case_id}.yaml", paths[-1])
+    loaded = {case.id: case for case in (load_case(path, spec) for path in paths)}
+    judged = {case.id: (case.path, case.digest()) for case in loaded.values()}
+    no_rules = dataclasses.replace(spec, rules={})
+    assert changed_since(judged, no_rules, loaded) == ()
+    paths[0].write_text(paths[0].read_text(encoding="utf-8") + "# a comment\n", encoding="utf-8")
+    assert [(c.case_id, c.change) for c in changed_since(judged, no_rules, loaded)] == [(CASES[0], "broken")]
+    assert changed_since(judged, spec, loaded) == ()  # a comment is no change
+    assert len(changed_since(judged, no_rules)) == len(CASES)  # nothing loaded to compare bytes with
