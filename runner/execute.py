@@ -9,6 +9,7 @@ fake (tests/fakes/scripted.py).
 
 from __future__ import annotations
 
+import errno
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -26,6 +27,7 @@ from cardid_runner.process.command import split_command
 from cardid_runner.process.errors import BadCommand
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
+from cardid_runner.process.transport import wait_for_an_end
 from cardid_runner.session import CaseRunners
 from cardid_runner.starting import LimitReached, usage_error
 
@@ -177,7 +179,8 @@ def run_cases(
     runners = CaseRunners(options, spec, launcher)
     if on_start is not None:
         on_start(runners.mode.hello, runners.mode.name)
-    run = _Cases(runners, _Startup(min(STARTUP_SAMPLE, len(cases)), launcher, options.timeout), progress)
+    run = _Cases(runners, _Startup(min(STARTUP_SAMPLE, len(cases)), launcher, options.timeout), progress,
+                 options.timeout)
     late = _schedule(cases, run.one, options.jobs, runners)
     outcomes = [run.finished[case.id] for case in cases if case.id in run.finished]
     return Execution(
@@ -197,8 +200,11 @@ class _Cases:
     and answer kept and given to `progress`, the start-up watch fed; once it sees a start-up
     failure, every case not begun is NotRun."""
 
-    def __init__(self, runners: CaseRunners, startup: _Startup, progress: Callable[[Outcome], None] | None) -> None:
+    def __init__(
+        self, runners: CaseRunners, startup: _Startup, progress: Callable[[Outcome], None] | None, timeout: float,
+    ) -> None:
         self._runners = runners
+        self._timeout = timeout
         self.startup = startup
         self._progress = progress
         self._lock = threading.Lock()
@@ -215,11 +221,21 @@ class _Cases:
             return
         limited = False
         try:
-            outcome, answer = self._runners.mine().run(case)
+            outcome, answer = self._run(case)
         except LimitReached as exc:
             # No descriptor or process for this case's process, however long the others took
             # to end: the case errs, saying which limit and the fix, and the run goes on.
             reason = f"the implementation could not be started for this case: {exc.message}; {exc.hint}"
+            outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
+            limited = True
+        except OSError as exc:
+            if exc.errno not in (errno.EMFILE, errno.ENFILE):
+                raise
+            # The runner itself found no descriptor left (a module it loads when first needed, a
+            # file it reads): this case errs, saying so, and the run goes on.
+            reason = (f"the runner found no file descriptor left while running this case "
+                      f"({exc.strerror or exc}): raise the limit (`ulimit -n`) or run fewer cases "
+                      "at once (a smaller -j)")
             outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
             limited = True
         except UsageError as exc:
@@ -240,6 +256,17 @@ class _Cases:
             complete = not limited and self.startup.seen(answer)
         if complete:
             self.startup.judge()
+
+    def _run(self, case: Case) -> tuple[Outcome, Answer]:
+        """Run the case in this thread's case runner; once more if the runner itself found no
+        descriptor left, as soon as another process of the run has ended and given its back
+        (within the case's time limit)."""
+        try:
+            return self._runners.mine().run(case)
+        except OSError as exc:
+            if exc.errno not in (errno.EMFILE, errno.ENFILE) or not wait_for_an_end(self._timeout):
+                raise
+        return self._runners.mine().run(case)
 
     def _record(self, outcome: Outcome) -> None:
         self.finished[outcome.case_id] = outcome

@@ -413,7 +413,17 @@ class CaseItem(pytest.Item):
                 self.result_entry = _entry(NotApplicable(case_id=self.case.id, reason=reason), self.case.digest())
             pytest.skip(f"not applicable: {reason}")
         case_runner = _case_runner(self.config)
-        outcome = case_runner.outcome(self.case)
+        try:
+            outcome = case_runner.outcome(self.case)
+        except Exception as exc:
+            # The runner itself failed (no descriptor left, a bug): the item errs as pytest
+            # shows it, and the session's report has the case errored, never missing from a
+            # selection whose verdict would then pass without it.
+            if _makes_result(self.config):
+                reason = f"the runner failed running this case: {type(exc).__name__}: {exc}"
+                self.result_entry = _entry(Errored(case_id=self.case.id, level=self.case.level, reason=reason),
+                                           self.case.digest())
+            raise
         if _makes_result(self.config):
             self.result_entry = _entry(outcome, self.case.digest(), case_runner.mode.name,
                                        self.config.stash.get(_HELLO, None), self.config.stash.get(_FALLBACK, None))

@@ -15,14 +15,15 @@ from pathlib import Path
 
 import pytest
 from cardid_conformance import schemas
+from cardid_conformance.answer import Answer
 from cardid_conformance.spec import load_spec
 from cardid_runner import execute
-from cardid_runner.adapter import ProcessLauncher
+from cardid_runner.adapter import ProcessLauncher, Request
 from cardid_runner.cli import Exit
 from cardid_runner.execute import Invocation
 from cardid_runner.process.errors import NoResources
 
-from tests.fakes.scripted import Behaviour, ScriptedProcess
+from tests.fakes.scripted import Behaviour, FakeLauncher, ScriptedProcess, right_answer
 from tests.scripted_runs import IDS, cases, results
 
 #: What `ulimit -n`, EMFILE and EAGAIN look like to a start (errno, and the words the case gets).
@@ -128,3 +129,27 @@ def test_too_few_descriptors_for_any_process_err_every_case(tmp_path: Path) -> N
     assert "no file descriptor left to start the implementation" in message
     assert "`ulimit -n`, is 12" in message and "a smaller -j" in message
     assert "could not be started for this case" in done.stdout
+
+
+@pytest.mark.parametrize("code", [errno.EMFILE, errno.ENFILE])
+def test_the_runner_finding_no_descriptor_while_running_a_case_errs_that_case(code: int) -> None:
+    """The runner itself finds no descriptor left while it runs a case (under `ulimit -n 64`
+    with -j 16, a module it loads when first needed failed to import: a traceback, the run
+    gone): the case is run once more when another process of the run has ended; with none to
+    wait for (here, in memory), it errs, naming the limit and the fix, and the run goes on."""
+    target = IDS[1]
+
+    def answer(request: Request) -> Answer:
+        if request.tag == target:
+            raise OSError(code, SCARCE[code][0])
+        return right_answer(request)
+
+    options = Invocation(argv=("scripted",), timeout=1.0, start_timeout=3.0)
+    execution = execute.run_cases(cases(), options, load_spec(), launcher=FakeLauncher(persistent_answer=answer))
+    got = results(execution)
+    assert list(got) == list(IDS)
+    status, reason = got.pop(target)
+    assert status == "errored"
+    assert reason.startswith("the runner found no file descriptor left while running this case"), reason
+    assert "`ulimit -n`" in reason and "a smaller -j" in reason
+    assert {status for status, _ in got.values()} == {"passed"}

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shlex
@@ -13,11 +14,12 @@ from pathlib import Path
 import execnet
 import pytest
 from cardid_conformance import schemas
-from cardid_conformance.cases import case_files, load_corpus
-from cardid_conformance.outcome import from_data
+from cardid_conformance.cases import Case, case_files, load_corpus
+from cardid_conformance.outcome import Outcome, from_data
 from cardid_conformance.spec import load_spec
 from cardid_runner import pytest_plugin
 from cardid_runner.cli import Exit, main
+from cardid_runner.session import CaseRunner
 
 from tests.conftest import NO_HYPOTHESIS, ROOT, exactly
 from tests.processes import FAKE
@@ -302,3 +304,31 @@ def test_each_outcome_reaches_the_xdist_controller_unchanged(name: str) -> None:
         assert from_data(json.loads(sent["outcome"])) == outcome
         assert sent["mode"] == "persistent"
         assert sent["case_sha256"] == "ab" * 32
+
+
+def test_a_case_the_runner_fails_on_is_errored_in_the_report(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The runner itself fails on one item (here no descriptor left, injected): pytest shows the
+    error, and --cardid-report-json has that case errored, never a verdict for the others
+    alone."""
+    real = CaseRunner.outcome
+
+    def outcome(self: CaseRunner, case: Case) -> Outcome:
+        if case.id == "reader-quoted-owner":
+            raise OSError(errno.EMFILE, "Too many open files")
+        return real(self, case)
+
+    monkeypatch.setattr(CaseRunner, "outcome", outcome)
+    report = tmp_path / "report.json"
+    result = pytester.runpytest(
+        str(ROOT / "conformance"), "-k", exactly("reader-quoted-owner", "reader-unknown-name"), "-p", "no:cacheprovider",
+        f"--cardid-report-json={report}",
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    data = json.loads(report.read_text(encoding="utf-8"))
+    statuses = {r["case"]: r["status"] for r in data["results"]}
+    assert statuses == {"reader-quoted-owner": "errored", "reader-unknown-name": "passed"}
+    assert not data["verdict"]["conforming"]
+    errored = next(r for r in data["results"] if r["case"] == "reader-quoted-owner")
+    assert errored["message"] == "the runner failed running this case: OSError: [Errno 24] Too many open files"
