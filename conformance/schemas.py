@@ -106,6 +106,16 @@ def _fast_validator(name: str) -> Any:
     return jsonschema_rs.validator_for(_schema(name), registry=registry)
 
 
+def prepare() -> None:
+    """Import python-jsonschema now. It is otherwise imported when first needed (a run of
+    valid answers in persistent mode never needs it), in whichever thread needs it first: a
+    run whose cases run in several threads, or that judges every case's answer with it
+    (per-case mode), calls this first, in one thread, so that an import that fails halfway
+    (no file descriptor left, under a low `ulimit -n`) is never another thread's half-made
+    module."""
+    import jsonschema  # noqa: F401
+
+
 def _surely_valid(name: str, document: Any) -> bool:
     """jsonschema-rs's verdict when it is "valid"; False means "ask python-jsonschema".
 

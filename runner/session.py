@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cardid_conformance import report
+from cardid_conformance import report, schemas
 from cardid_conformance.answer import Answer, Crashed
 from cardid_conformance.cases import Case, Role
 from cardid_conformance.judge import judge
@@ -211,6 +211,8 @@ class CaseRunners:
         self._spec = spec
         self._launcher = launcher
         self.mode, spare = probe_mode(launcher, isolate=options.isolate)
+        if self.mode.isolate or options.jobs > 1:
+            schemas.prepare()  # before the cases' threads: see there
         self._spare = [spare] if spare is not None else []
         self._local = threading.local()
         self._made: list[CaseRunner] = []

@@ -353,17 +353,19 @@ def test_pytest_plugin_killed_leaves_no_process_and_no_folder(tmp_path: Path, si
 
 
 def test_only_marked_processes_are_killed() -> None:
-    """A process without the mark (or with another run's) is never killed by the mark scan."""
+    """A process without the mark (or with another run's) is never killed by the mark scan.
+    The marks are this test's own: another test session on the machine uses others."""
     from cardid_runner.process.marks import _kill_if_marked, kill_marked
 
+    other = f"someone-else-{os.getpid()}"
     bystander = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                                 env={**os.environ, "CARDID_RUN": "someone-else.1"})
+                                 env={**os.environ, "CARDID_RUN": f"{other}.1"})
     try:
-        kill_marked("someone-else.2")
-        kill_marked("someone", prefix=True)
-        _kill_if_marked(bystander.pid, "someone-else.3", prefix=False)
+        kill_marked(f"{other}.2")
+        kill_marked(other[:-1], prefix=True)
+        _kill_if_marked(bystander.pid, f"{other}.3", prefix=False)
         assert bystander.poll() is None
-        kill_marked("someone-else", prefix=True)
+        kill_marked(other, prefix=True)
         assert bystander.wait(timeout=10) == -signal.SIGKILL
     finally:
         bystander.kill()
