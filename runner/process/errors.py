@@ -14,7 +14,14 @@ character of the command made visible, are the runner's (runner/starting.py `usa
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Sequence
+
+#: The errors that say a file descriptor could not be had (this process's limit, the system's),
+#: not that a file or process is gone.
+NO_DESCRIPTOR = (errno.EMFILE, errno.ENFILE)
+#: What a start can lack that other processes free as they end (NoResources).
+SCARCE = (*NO_DESCRIPTOR, errno.EAGAIN, errno.ENOMEM)
 
 
 class ProcessError(Exception):

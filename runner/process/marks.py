@@ -37,7 +37,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from cardid_runner.process.reaper import NO_DESCRIPTOR, REAPER, Unknown, stat
+from cardid_runner.process.errors import NO_DESCRIPTOR
+from cardid_runner.process.reaper import REAPER, Unknown, stat
 
 #: The environment variable that marks every process of a run, and its descendants.
 MARK = "CARDID_RUN"

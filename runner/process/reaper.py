@@ -25,20 +25,19 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import errno
 import os
 import sys
 import threading
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from cardid_runner.process.errors import NO_DESCRIPTOR
+
 #: prctl's option (linux/prctl.h).
 PR_SET_CHILD_SUBREAPER = 36
 #: A task's flag while it exits (linux/sched.h): its memory, and so its environment, may already
 #: be gone while its children are not yet given to their new parent.
 PF_EXITING = 0x4
-#: Errors that say a descriptor could not be had, not that a process is gone.
-NO_DESCRIPTOR = (errno.EMFILE, errno.ENFILE)
 
 
 class Unknown(Exception):

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 from cardid_runner.process import marks
 from cardid_runner.process.command import check_interpreter_line, child_environment
-from cardid_runner.process.errors import CannotStart, NoResources, NoScratchFolder
+from cardid_runner.process.errors import SCARCE, CannotStart, NoResources, NoScratchFolder
 from cardid_runner.process.reads import (
     MAX_OUTPUT,
     STDERR_TAIL,
@@ -44,8 +44,6 @@ from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
 
 _CHUNK = 65536
-#: What a start can lack that other processes free as they end (errors.NoResources).
-_SCARCE = (errno.EMFILE, errno.ENFILE, errno.EAGAIN, errno.ENOMEM)
 
 
 class _Census:
@@ -124,7 +122,7 @@ class Process:
         except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command
             _CENSUS.ended()
             marks.remove_tree(self._scratch)
-            if isinstance(exc, OSError) and exc.errno in _SCARCE:
+            if isinstance(exc, OSError) and exc.errno in SCARCE:
                 raise NoResources(argv, exc) from None  # EMFILE: `ulimit -n`; EAGAIN: `ulimit -u`
             raise CannotStart(argv, exc) from None
         self.started = time.monotonic()
