@@ -9,7 +9,6 @@ fake (tests/fakes/scripted.py).
 
 from __future__ import annotations
 
-import errno
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -24,7 +23,7 @@ from cardid_conformance.report import Mode
 from cardid_conformance.spec import Level, Spec
 from cardid_runner.adapter import Exited, Hello, Launcher, ProcessLauncher
 from cardid_runner.process.command import split_command
-from cardid_runner.process.errors import BadCommand
+from cardid_runner.process.errors import NO_DESCRIPTOR, BadCommand
 from cardid_runner.process.stop import STOP
 from cardid_runner.process.timing import DEFAULT, Timing
 from cardid_runner.process.transport import wait_for_an_end
@@ -219,24 +218,25 @@ class _Cases:
             with self._lock:
                 self._record(NotRun(case_id=case.id, reason=self.startup.failure.not_run_reason))
             return
+        # A limit of the system's (no descriptor, no process) is not the implementation's
+        # failure at start-up: the start-up watch does not count it.
         limited = False
         try:
             outcome, answer = self._run(case)
         except LimitReached as exc:
             # No descriptor or process for this case's process, however long the others took
             # to end: the case errs, saying which limit and the fix, and the run goes on.
-            reason = f"the implementation could not be started for this case: {exc.message}; {exc.hint}"
-            outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
+            outcome, answer = _errs(case, f"the implementation could not be started for this case: "
+                                          f"{exc.message}; {exc.hint}")
             limited = True
         except OSError as exc:
-            if exc.errno not in (errno.EMFILE, errno.ENFILE):
+            if exc.errno not in NO_DESCRIPTOR:
                 raise
             # The runner itself found no descriptor left (a module it loads when first needed, a
             # file it reads): this case errs, saying so, and the run goes on.
-            reason = (f"the runner found no file descriptor left while running this case "
-                      f"({exc.strerror or exc}): raise the limit (`ulimit -n`) or run fewer cases "
-                      "at once (a smaller -j)")
-            outcome, answer = Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason)
+            outcome, answer = _errs(case, f"the runner found no file descriptor left while running this "
+                                          f"case ({exc.strerror or exc}): raise the limit (`ulimit -n`) "
+                                          "or run fewer cases at once (a smaller -j)")
             limited = True
         except UsageError as exc:
             with self._lock:
@@ -244,15 +244,13 @@ class _Cases:
                     raise  # the command was wrong from the start: a usage error, before any case
             # It started before: what changed since (its program removed, no descriptor left) is
             # this case's error, and the run goes on, its finished results kept.
-            reason = f"the implementation could not be started for this case: {exc.message}"
-            outcome = Errored(case_id=case.id, level=case.level, reason=reason)
-            answer = Crashed(reason=reason, kind=CrashKind.NOT_STARTED)
+            outcome, answer = _errs(case, f"the implementation could not be started for this case: "
+                                          f"{exc.message}", CrashKind.NOT_STARTED)
         with self._lock:
             if STOP.is_set():
                 raise _Interrupted  # the answer may be an artefact of the interruption
             self.answers[case.id] = answer
             self._record(outcome)
-            # the system's limit is not the implementation's failure at start-up
             complete = not limited and self.startup.seen(answer)
         if complete:
             self.startup.judge()
@@ -264,7 +262,7 @@ class _Cases:
         try:
             return self._runners.mine().run(case)
         except OSError as exc:
-            if exc.errno not in (errno.EMFILE, errno.ENFILE) or not wait_for_an_end(self._timeout):
+            if exc.errno not in NO_DESCRIPTOR or not wait_for_an_end(self._timeout):
                 raise
         return self._runners.mine().run(case)
 
@@ -272,6 +270,11 @@ class _Cases:
         self.finished[outcome.case_id] = outcome
         if self._progress is not None:
             self._progress(outcome)
+
+
+def _errs(case: Case, reason: str, kind: CrashKind = CrashKind.OTHER) -> tuple[Outcome, Answer]:
+    """A case that could not be run: errored for `reason`, and the crash standing for its answer."""
+    return Errored(case_id=case.id, level=case.level, reason=reason), Crashed(reason=reason, kind=kind)
 
 
 def _schedule(cases: Sequence[Case], one: Callable[[Case], None], jobs: int, runners: CaseRunners) -> dict[str, str]:
