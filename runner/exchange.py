@@ -5,8 +5,8 @@ process through `stop`; each words the typed results its own way: the run as a c
 case, the doctor as a finding with its hint.
 
 An answer line is decoded by conformance/protocol.py (`parse_reply`). Blank lines carry nothing
-and are passed over; the deadline is checked at each line, so an endless stream of blank lines
-or of second answers is no answer.
+and are passed over (runner/handshake.py `next_line`, as for the handshake); the deadline is
+checked at each line, so an endless stream of blank lines or of second answers is no answer.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from cardid_conformance.protocol import Breach, Reply, parse_reply
+from cardid_runner.handshake import next_line
 from cardid_runner.process import idle
 from cardid_runner.process.reads import Ended, Line, Stopped, TimedOut, TooLong
 from cardid_runner.process.transport import Process
@@ -87,27 +88,23 @@ def read_reply(
     before, whose repetition is `Repeated`; with `quiet`, a process idle for that long while
     waiting for input is `Waiting`. When standard output closes, the exit is waited for until
     `deadline`, or for `exit_grace` seconds from then."""
-    while True:
-        if time.monotonic() >= deadline:
-            return TimedOut()
-        read = proc.read_line(deadline) if quiet is None else idle.read_line(proc, deadline, quiet)
-        match read:
-            case Line(data=data) if not data.strip():
-                continue
-            case Line(data=data):
-                reply = parse_reply(data, seq)
-                if isinstance(reply, Breach):
-                    return Malformed(reply, data)
-                if reply.seq in answered:
-                    return Repeated(reply.seq, data)
-                if reply.seq != seq:
-                    return WrongSeq(reply.seq, data)
-                return Replied(reply, data)
-            case Ended(data=rest):
-                until = deadline if exit_grace is None else time.monotonic() + exit_grace
-                return Closed(rest, proc.wait_exit(until))
-            case _:
-                return read
+    if time.monotonic() >= deadline:  # checked at each call too: endless second answers are none
+        return TimedOut()
+    match next_line(proc, deadline, quiet):
+        case Line(data=data):
+            reply = parse_reply(data, seq)
+            if isinstance(reply, Breach):
+                return Malformed(reply, data)
+            if reply.seq in answered:
+                return Repeated(reply.seq, data)
+            if reply.seq != seq:
+                return WrongSeq(reply.seq, data)
+            return Replied(reply, data)
+        case Ended(data=rest):
+            until = deadline if exit_grace is None else time.monotonic() + exit_grace
+            return Closed(rest, proc.wait_exit(until))
+        case read:
+            return read
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,12 +46,12 @@ NoHello = Breach | idle.Waiting | Exited | TimedOut | TooLong | Stopped
 Shaken = Hello | NoHello
 
 
-def next_line(proc: idle.Watched, deadline: float, quiet: float) -> Read | idle.Waiting:
-    """The next line that is not blank (blank lines are allowed and carry nothing), or Waiting
-    as soon as the process is seen waiting for input. Checked at each line: an endless stream
-    of blank lines is no line."""
+def next_line(proc: idle.Watched, deadline: float, quiet: float | None) -> Read | idle.Waiting:
+    """The next line that is not blank (blank lines are allowed and carry nothing), or, with
+    `quiet`, Waiting as soon as the process is seen waiting for input. Checked at each line: an
+    endless stream of blank lines is no line."""
     while True:
-        read = idle.read_line(proc, deadline, quiet)
+        read = proc.read_line(deadline) if quiet is None else idle.read_line(proc, deadline, quiet)
         if not (isinstance(read, Line) and not read.data.strip()):
             return read
 
